@@ -1,0 +1,107 @@
+"""The dataset catalog (``config/catalog.yaml``): what each dataset is and where its files live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from benchcast.errors import ConfigError
+
+DEFAULT_CATALOG = Path(__file__).resolve().parents[3] / "config" / "catalog.yaml"
+
+
+@dataclass(frozen=True)
+class RawFile:
+    role: str            # "scores", "models", "source", "target", ...
+    path: str            # path inside the source repository (and inside <raw_dir>/<source>/)
+    sha256: str | None   # None: not known (file not in the offline mirror)
+    format: str | None = None
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    name: str
+    title: str
+    suite: str
+    kind: str                      # item_binary | aggregate
+    source: str
+    format: str
+    files: dict[str, RawFile]
+    repository: str
+    commit: str
+    n_models: int | None = None
+    n_items: int | None = None
+    mirrored: bool = True
+    duplicate_model_names: str = "error"
+    min_accuracy: float = 1e-8
+    subtasks: tuple[tuple[str, int], ...] = ()
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def local_path(self, raw_dir: str | Path, role: str) -> Path:
+        """Where a file of this dataset lives in a mirror laid out like ``../shared/raw``."""
+        return Path(raw_dir) / self.source / self.files[role].path
+
+    def url(self, role: str, template: str) -> str:
+        return template.format(repository=self.repository, commit=self.commit, path=self.files[role].path)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    datasets: dict[str, DatasetSpec]
+    url_template: str
+    path: str
+
+    def __getitem__(self, name: str) -> DatasetSpec:
+        try:
+            return self.datasets[name]
+        except KeyError:
+            known = ", ".join(sorted(self.datasets))
+            raise ConfigError(
+                f"unknown dataset '{name}' (catalog {self.path}). Known datasets: {known}. "
+                "Fix: use one of these names, or add an entry to the catalog."
+            ) from None
+
+    def names(self, kind: str | None = None) -> list[str]:
+        return [n for n, d in self.datasets.items() if kind is None or d.kind == kind]
+
+
+def load_catalog(path: str | Path | None = None) -> Catalog:
+    path = Path(path) if path is not None else DEFAULT_CATALOG
+    with open(path) as fh:
+        raw = yaml.safe_load(fh)
+    sources = raw["sources"]
+    datasets: dict[str, DatasetSpec] = {}
+    for name, d in raw["datasets"].items():
+        if d["source"] not in sources:
+            raise ConfigError(f"{path}: dataset '{name}' names unknown source '{d['source']}'")
+        src = sources[d["source"]]
+        files = {
+            role: RawFile(role=role, path=f["path"], sha256=f.get("sha256"), format=f.get("format"))
+            for role, f in d["files"].items()
+        }
+        known = {"title", "suite", "kind", "source", "format", "files", "n_models", "n_items", "mirrored",
+                 "duplicate_model_names", "min_accuracy", "subtasks", "note"}
+        datasets[name] = DatasetSpec(
+            name=name,
+            title=d["title"],
+            suite=d["suite"],
+            kind=d["kind"],
+            source=d["source"],
+            format=d["format"],
+            files=files,
+            repository=src["repository"],
+            commit=src["commit"],
+            n_models=d.get("n_models"),
+            n_items=d.get("n_items"),
+            mirrored=bool(d.get("mirrored", True)),
+            duplicate_model_names=d.get("duplicate_model_names", "error"),
+            min_accuracy=float(d.get("min_accuracy", 1e-8)),
+            subtasks=tuple((s["name"], int(s["size"])) for s in d.get("subtasks", []) or []),
+            note=d.get("note", ""),
+            extra={k: v for k, v in d.items() if k not in known},
+        )
+    return Catalog(datasets=datasets, url_template=raw["url_template"], path=str(path))

@@ -1,0 +1,271 @@
+"""Item-level response matrices: read raw dumps, validate, write/read the Parquet tables.
+
+Tables written per dataset (schema in ``workflow/schemas/tables.schema.yaml``):
+
+``responses.parquet``
+    long/tidy: ``model_idx`` (int32), ``item_idx`` (int32), ``score`` (float32), sorted by
+    model then item; every (model, item) pair present exactly once.
+``models.parquet``
+    ``model_idx``, ``model_id`` (unique str), ``name`` (as in the source, may repeat when the
+    catalog allows it), ``accuracy`` (full-benchmark mean), ``excluded`` (bool) and
+    ``exclusion_reason`` -- rows the paper's loader drops are kept here but flagged, so
+    nothing is silently lost; experiments use only ``excluded == False`` rows.
+``items.parquet``
+    ``item_idx``, ``item_id`` (``<dataset>/<position>``), ``subtask``, ``subtask_position``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benchcast.data.catalog import DatasetSpec
+from benchcast.data.safe_pickle import safe_load
+from benchcast.errors import DataError
+
+
+@dataclass
+class ResponseMatrix:
+    """A dense models x items score matrix with its labels.
+
+    ``scores[i, j]`` is model ``model_ids[i]``'s score on item ``item_ids[j]`` in [0, 1].
+    """
+
+    dataset: str
+    scores: np.ndarray
+    model_ids: list[str]
+    model_names: list[str]
+    item_ids: list[str]
+    subtasks: list[str]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.scores.shape  # type: ignore[return-value]
+
+    def accuracy(self) -> np.ndarray:
+        return self.scores.mean(axis=1)
+
+
+# --------------------------------------------------------------------------- reading raw
+
+
+def _read_model_list(path: Path, fmt: str | None) -> list[str]:
+    if fmt == "txt" or path.suffix == ".txt":
+        names = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    else:
+        names = safe_load(path)
+        if not isinstance(names, list):
+            raise DataError(path, "model list", "expected a pickled list of str, got an array",
+                            "point files.models at the *_models.jbl list")
+    return names
+
+
+def _as_score_array(arr: object, path: Path) -> np.ndarray:
+    if not isinstance(arr, np.ndarray):
+        raise DataError(path, "scores", f"expected a numpy array, got {type(arr).__name__}",
+                        "point files.scores at the models x items score dump")
+    if arr.ndim != 2:
+        raise DataError(path, "scores", f"expected a 2-D models x items array, got shape {arr.shape}",
+                        "re-export the dump as a 2-D array")
+    return arr.astype(np.float64)
+
+
+def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
+    """Read the raw files of an item-level dataset.
+
+    Returns ``(scores, names, paths_read)``; ``names`` is None when the source has none.
+    """
+    raw_dir = Path(raw_dir)
+    paths: list[str] = []
+
+    def need(role: str) -> Path:
+        p = spec.local_path(raw_dir, role)
+        if not p.exists():
+            raise DataError(p, f"files.{role}", "file not found",
+                            f"set raw_dir to a mirror that has it, or run the download rule for '{spec.name}' "
+                            f"(URL: {spec.url(role, 'https://raw.githubusercontent.com/{repository}/{commit}/{path}')})")
+        paths.append(str(p))
+        return p
+
+    if spec.format == "jbl":
+        sp = need("scores")
+        scores = _as_score_array(safe_load(sp), sp)
+        names = None
+        if "models" in spec.files:
+            mp = need("models")
+            names = _read_model_list(mp, spec.files["models"].format)
+            if len(names) != scores.shape[0]:
+                raise DataError(
+                    sp, "rows",
+                    f"score matrix has {scores.shape[0]} rows but model list {mp.name} has {len(names)} names",
+                    "use the model list that belongs to this dump (same commit), or fix the catalog entry",
+                )
+        return scores, names, paths
+    if spec.format == "npy_pair":
+        parts = []
+        for role in ("source", "target"):
+            p = need(role)
+            try:
+                parts.append(_as_score_array(np.load(p, allow_pickle=False), p))
+            except ValueError as exc:
+                raise DataError(p, role, f"not a plain .npy array ({exc})", "re-download the file") from exc
+        if parts[0].shape[1] != parts[1].shape[1]:
+            raise DataError(paths[1], "columns",
+                            f"source has {parts[0].shape[1]} items but target has {parts[1].shape[1]}",
+                            "use the source/target files of the same benchmark")
+        return np.vstack(parts), None, paths
+    raise DataError(spec.files[next(iter(spec.files))].path, "format",
+                    f"format '{spec.format}' is not an item-level format", "use jbl or npy_pair")
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def validate_binary(scores: np.ndarray, path: str | Path) -> None:
+    """Scores must be finite and exactly 0/1 (P-IRT/GP-IRT and eq. 4 assume binary accuracy)."""
+    bad_nan = ~np.isfinite(scores)
+    if bad_nan.any():
+        i, j = np.argwhere(bad_nan)[0]
+        raise DataError(path, f"scores[{i}, {j}]", f"{int(bad_nan.sum())} NaN/inf values where binary scores are required",
+                        "drop or re-evaluate those models/items, or mark the dataset kind as probability")
+    nonbin = (scores != 0) & (scores != 1)
+    if nonbin.any():
+        i, j = np.argwhere(nonbin)[0]
+        raise DataError(path, f"scores[{i}, {j}]", f"value {scores[i, j]!r} is not 0/1 ({int(nonbin.sum())} such cells)",
+                        "binarize the dump (correct = 1) or mark the dataset kind as probability")
+
+
+def resolve_model_ids(names: list[str] | None, n_rows: int, spec: DatasetSpec, path: str | Path) -> tuple[list[str], list[str]]:
+    """Unique model ids; repeated names are an error unless the catalog says ``suffix``."""
+    if names is None:
+        width = len(str(n_rows - 1))
+        ids = [f"{spec.name}_model_{i:0{width}d}" for i in range(n_rows)]
+        return ids, ids
+    counts = Counter(names)
+    dups = sorted(n for n, c in counts.items() if c > 1)
+    if dups and spec.duplicate_model_names != "suffix":
+        raise DataError(path, "model names", f"{len(dups)} duplicate model names, e.g. {dups[:3]}",
+                        "remove the duplicates, or set duplicate_model_names: suffix in the catalog entry "
+                        "to keep them as name#2, name#3")
+    seen: Counter[str] = Counter()
+    ids = []
+    for n in names:
+        seen[n] += 1
+        ids.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+    return ids, list(names)
+
+
+def item_labels(spec: DatasetSpec, n_items: int) -> tuple[list[str], list[str], list[int]]:
+    width = len(str(n_items - 1))
+    item_ids = [f"{spec.name}/{j:0{width}d}" for j in range(n_items)]
+    if spec.subtasks and sum(s for _, s in spec.subtasks) == n_items:
+        subtasks = [name for name, size in spec.subtasks for _ in range(size)]
+        positions = [k for _, size in spec.subtasks for k in range(size)]
+    else:
+        subtasks, positions = [spec.name] * n_items, list(range(n_items))
+    return item_ids, subtasks, positions
+
+
+def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) -> dict[str, pd.DataFrame]:
+    """Raw dump -> validated ``responses``, ``models``, ``items`` DataFrames."""
+    scores, names, paths = read_raw_item_matrix(spec, raw_dir)
+    validate_binary(scores, paths[0])
+    n_models, n_items = scores.shape
+    for what, got, want in (("models", n_models, spec.n_models), ("items", n_items, spec.n_items)):
+        if want is not None and got != want:
+            log(f"WARNING {spec.name}: catalog expects {want} {what}, file has {got} (using the file)")
+    model_ids, model_names = resolve_model_ids(names, n_models, spec, paths[-1])
+    acc = scores.mean(axis=1)
+    excluded = acc <= spec.min_accuracy
+    models = pd.DataFrame({
+        "model_idx": np.arange(n_models, dtype=np.int32),
+        "model_id": model_ids,
+        "name": model_names,
+        "accuracy": acc,
+        "excluded": excluded,
+        "exclusion_reason": np.where(excluded, f"accuracy <= {spec.min_accuracy:g}", ""),
+    })
+    item_ids, subtasks, positions = item_labels(spec, n_items)
+    if spec.subtasks and len(set(subtasks)) == 1 and subtasks[0] == spec.name:
+        log(f"WARNING {spec.name}: subtask sizes in the catalog do not sum to {n_items}; subtasks not recorded")
+    items = pd.DataFrame({
+        "item_idx": np.arange(n_items, dtype=np.int32),
+        "item_id": item_ids,
+        "subtask": subtasks,
+        "subtask_position": np.asarray(positions, dtype=np.int32),
+    })
+    responses = pd.DataFrame({
+        "model_idx": np.repeat(np.arange(n_models, dtype=np.int32), n_items),
+        "item_idx": np.tile(np.arange(n_items, dtype=np.int32), n_models),
+        "score": scores.astype(np.float32).ravel(),
+    })
+    log(f"{spec.name}: {n_models} models x {n_items} items, {int(excluded.sum())} excluded "
+        f"(accuracy <= {spec.min_accuracy:g}); read {', '.join(paths)}")
+    return {"responses": responses, "models": models, "items": items}
+
+
+# --------------------------------------------------------------------------- parquet io
+
+
+def write_parquet_atomic(df: pd.DataFrame, path: str | Path) -> None:
+    """Write to a temp file beside ``path`` then rename: a crash never leaves a complete-looking file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    # pandas metadata embeds library versions; drop it so outputs are byte-identical anywhere.
+    table = table.replace_schema_metadata(None)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path]) -> None:
+    for name, df in tables.items():
+        write_parquet_atomic(df, out[name])
+
+
+def load_response_matrix(data_dir: str | Path, dataset: str | None = None, include_excluded: bool = False) -> ResponseMatrix:
+    """Read the three tables of one dataset back into a dense :class:`ResponseMatrix`."""
+    data_dir = Path(data_dir)
+    models = pd.read_parquet(data_dir / "models.parquet")
+    items = pd.read_parquet(data_dir / "items.parquet")
+    resp = pd.read_parquet(data_dir / "responses.parquet")
+    n_models, n_items = len(models), len(items)
+    if len(resp) != n_models * n_items:
+        raise DataError(data_dir / "responses.parquet", "rows",
+                        f"{len(resp)} rows, expected {n_models} x {n_items}", "re-run the ingest rule")
+    scores = np.zeros((n_models, n_items), dtype=np.float64)
+    scores[resp["model_idx"].to_numpy(), resp["item_idx"].to_numpy()] = resp["score"].to_numpy()
+    keep = np.ones(n_models, bool) if include_excluded else ~models["excluded"].to_numpy()
+    return ResponseMatrix(
+        dataset=dataset or data_dir.name,
+        scores=scores[keep],
+        model_ids=models["model_id"][keep].tolist(),
+        model_names=models["name"][keep].tolist(),
+        item_ids=items["item_id"].tolist(),
+        subtasks=items["subtask"].tolist(),
+    )
+
+
+def iter_item_datasets(names: Iterable[str], catalog) -> list[DatasetSpec]:  # noqa: ANN001
+    specs = [catalog[n] for n in names]
+    for s in specs:
+        if s.kind != "item_binary":
+            raise DataError(catalog.path, f"datasets.{s.name}.kind",
+                            f"'{s.name}' is an {s.kind} dataset, not item-level",
+                            "list only item_binary datasets in this study's config")
+    return specs

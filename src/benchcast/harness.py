@@ -1,0 +1,106 @@
+"""Trials of one (dataset, split, method, budget) job: splits in, estimates and timings out.
+
+A method sees source rows in full and target rows only through an :class:`~benchcast.oracle.Oracle`
+capped at ``n`` distinct items, so every method pays for what it looks at.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from benchcast import seeding
+from benchcast.data.item_level import ResponseMatrix
+from benchcast.methods.base import make_method
+from benchcast.oracle import Oracle
+from benchcast.splits import make_split
+
+
+def make_splits(matrix: ResponseMatrix, kind: str, trials: int, base_seed: int, params: dict | None = None) -> pd.DataFrame:
+    """All trials' splits as a tidy table: ``trial, model_id, role`` (``source``/``target``)."""
+    acc = matrix.accuracy()
+    rows = []
+    for t in range(trials):
+        split = make_split(kind, acc, seeding.rng(base_seed, t, "split"), params)
+        for role, idx in (("source", split.source), ("target", split.target)):
+            rows.append(pd.DataFrame({"trial": np.int32(t), "model_id": [matrix.model_ids[i] for i in idx], "role": role}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def splits_by_trial(splits: pd.DataFrame, matrix: ResponseMatrix) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Back from the table to row indices of ``matrix`` (fails loudly on unknown models)."""
+    pos = {m: i for i, m in enumerate(matrix.model_ids)}
+    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for t, g in splits.groupby("trial", sort=True):
+        idx = {r: np.array([pos[m] for m in g.loc[g.role == r, "model_id"]], dtype=np.int64) for r in ("source", "target")}
+        out[int(t)] = (idx["source"], idx["target"])
+    return out
+
+
+@dataclass
+class JobResult:
+    estimates: pd.DataFrame  # trial, model_id, estimate, truth
+    timing: pd.DataFrame     # trial, fit_seconds, estimate_seconds, fit_reused
+
+
+class Progress:
+    """Writes 'trial k of K, elapsed, expected remaining' lines at most every ``every`` seconds."""
+
+    def __init__(self, total: int, log: Callable[[str], None], label: str, every: float = 10.0):
+        self.total, self.log, self.label, self.every = total, log, label, every
+        self.start = time.perf_counter()
+        self.last = -np.inf
+
+    def __call__(self, done: int) -> None:
+        now = time.perf_counter()
+        if done == self.total or now - self.last >= self.every:
+            self.last = now
+            elapsed = now - self.start
+            remaining = elapsed / done * (self.total - done) if done else float("nan")
+            self.log(f"{self.label}: trial {done} of {self.total}, elapsed {elapsed:.1f}s, "
+                     f"expected remaining {remaining:.1f}s")
+
+
+def run_job(matrix: ResponseMatrix, splits: pd.DataFrame, method: str, method_params: dict | None,
+            budget: int, base_seed: int, log: Callable[[str], None] = lambda s: None) -> JobResult:
+    by_trial = splits_by_trial(splits, matrix)
+    scores = matrix.scores
+    truth_all = scores.mean(axis=1)
+    est_frames, timing_rows = [], []
+    progress = Progress(len(by_trial), log, f"{matrix.dataset}/{method}/n={budget}")
+    cached_key, cached = None, None
+    for k, (trial, (src, tgt)) in enumerate(sorted(by_trial.items())):
+        m = make_method(method, method_params)
+        fit_rng = seeding.rng(base_seed, trial, "coreset" if m.uses_coreset_stream else f"method:{method}")
+        key = src.tobytes()
+        reused = m.deterministic_fit and key == cached_key
+        t0 = time.perf_counter()
+        if reused:
+            m = cached
+        else:
+            m.fit(scores[src], budget, fit_rng)
+            if m.deterministic_fit:
+                cached_key, cached = key, m
+        t1 = time.perf_counter()
+        oracle = Oracle(scores[tgt], budget)
+        est = np.asarray(m.estimate(oracle, seeding.rng(base_seed, trial, f"estimate:{method}")), dtype=np.float64)
+        t2 = time.perf_counter()
+        if est.shape != (len(tgt),):
+            raise RuntimeError(f"{method} returned shape {est.shape}, expected ({len(tgt)},)")
+        if (oracle.spent > budget).any():  # the oracle already refuses; this guards future oracles
+            raise RuntimeError(f"{method} exceeded its budget")
+        est_frames.append(pd.DataFrame({
+            "trial": np.int32(trial),
+            "model_id": [matrix.model_ids[i] for i in tgt],
+            "estimate": est,
+            "truth": truth_all[tgt],
+            "items_queried": oracle.spent.astype(np.int32),
+        }))
+        timing_rows.append((trial, t1 - t0, t2 - t1, reused))
+        progress(k + 1)
+    timing = pd.DataFrame(timing_rows, columns=["trial", "fit_seconds", "estimate_seconds", "fit_reused"])
+    return JobResult(estimates=pd.concat(est_frames, ignore_index=True), timing=timing)

@@ -1,0 +1,77 @@
+"""Method protocol and registry (scikit-learn style: hyper-parameters in ``__init__``,
+learned state in ``fit``, every random choice from an explicit ``rng``)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from benchcast.errors import BudgetExceeded, ConfigError
+from benchcast.oracle import Oracle
+
+
+class Method:
+    """Estimate each target model's full-benchmark mean from at most ``budget`` of its items.
+
+    Subclasses implement ``fit(source, budget, rng)`` on the fully observed source matrix
+    (models x items) and ``estimate(oracle, rng) -> (targets,)``. ``uses_coreset_stream``
+    marks methods whose core set is the trial's shared random sample (passed to ``fit`` as
+    ``rng``); ``deterministic_fit`` marks methods whose fit depends only on the source
+    matrix, so the harness may reuse a fit across trials with identical sources.
+    """
+
+    name: str = "method"
+    uses_coreset_stream: bool = False
+    deterministic_fit: bool = False
+
+    def fit(self, source: np.ndarray, budget: int, rng: np.random.Generator) -> "Method":
+        raise NotImplementedError
+
+    def estimate(self, oracle: Oracle, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def params(self) -> dict:
+        return {}
+
+
+def check_budget(source: np.ndarray, budget: int) -> None:
+    n_models, n_items = source.shape
+    if budget < 1:
+        raise BudgetExceeded(f"budget n={budget} must be >= 1")
+    if budget >= n_items:
+        raise BudgetExceeded(
+            f"budget n={budget} is not smaller than the benchmark's {n_items} items; "
+            "fix: choose n < number of items"
+        )
+    if n_models < 2:
+        raise ConfigError(f"need at least 2 source models, got {n_models}")
+
+
+def random_coreset(n_items: int, budget: int, rng: np.random.Generator) -> np.ndarray:
+    """The first ``budget`` items of a random permutation (as the paper's code draws them)."""
+    return rng.permutation(n_items)[:budget]
+
+
+REGISTRY: dict[str, Callable[..., Method]] = {}
+
+
+def register(name: str):
+    def deco(cls):
+        cls.name = name
+        REGISTRY[name] = cls
+        return cls
+    return deco
+
+
+def make_method(name: str, params: dict | None = None) -> Method:
+    from benchcast import methods as _m  # noqa: F401  (import registers every method)
+
+    if name not in REGISTRY:
+        raise ConfigError(f"unknown method '{name}'. Known methods: {', '.join(sorted(REGISTRY))}. "
+                          "Fix: use one of these names in the config's methods list")
+    try:
+        return REGISTRY[name](**(params or {}))
+    except TypeError as exc:
+        raise ConfigError(f"bad parameters for method '{name}': {exc}. "
+                          f"Fix: see the method's docstring for its parameters") from None
