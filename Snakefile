@@ -1,0 +1,18 @@
+# benchcast workflow: raw leaderboard dumps -> Parquet -> experiment jobs -> figures/tables -> report.
+# Logic lives in the benchcast package (src/benchcast); rule files only wire files together.
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/misses_the_mark.smk"
+
+
+report: "workflow/report/workflow.rst"
+
+
+rule all:
+    input:
+        mtm_final_outputs(),
+    default_target: True

@@ -1,0 +1,54 @@
+"""Metrics shared by the studies: estimation gap, its standard error, reduction over a
+baseline, model similarity (eq. 4 of "misses the mark") and normalized gap (eq. 6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def estimation_gap(estimates: pd.DataFrame) -> tuple[float, float, int]:
+    """Mean absolute gap |truth - estimate| in percentage points (eq. 1), its standard error, count.
+
+    Eq. 1 averages over target models; averaging that over trials equals the pooled mean
+    over all (trial, target) pairs because every trial has the same number of targets.
+    The standard error is the pooled one over (trial, target) pairs, which is what the
+    paper's ± values correspond to (e.g. ±0.04 for a 2.4-point gap over 100 x 20 pairs).
+    """
+    gap = 100.0 * (estimates["estimate"] - estimates["truth"]).abs().to_numpy()
+    n = len(gap)
+    se = float(gap.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return float(gap.mean()), se, n
+
+
+def reduction(gap: float, baseline_gap: float) -> float:
+    """Estimation-gap reduction over the baseline in percent (negative = better), as in Fig. 2."""
+    return 100.0 * (gap / baseline_gap - 1.0)
+
+
+def model_similarity(target_rows: np.ndarray, source_rows: np.ndarray) -> np.ndarray:
+    """Eq. 4: mean over sources of Cohen's-kappa-style agreement (c_obs - c_exp) / (1 - c_exp).
+
+    ``target_rows`` (T, N) and ``source_rows`` (M, N) are binary. ``c_obs`` is the share of
+    items where the two models agree; ``c_exp = p_f p_f' + (1 - p_f)(1 - p_f')`` is the
+    agreement expected if their errors were independent. Pairs with ``c_exp == 1`` (both
+    models constant and equal) contribute 0 rather than 0/0.
+    """
+    t = target_rows.astype(np.float64)
+    s = source_rows.astype(np.float64)
+    n = t.shape[1]
+    agree = (t @ s.T + (1 - t) @ (1 - s).T) / n                  # c_obs, (T, M)
+    pt, ps = t.mean(axis=1)[:, None], s.mean(axis=1)[None, :]
+    c_exp = pt * ps + (1 - pt) * (1 - ps)
+    denom = 1.0 - c_exp
+    kappa = np.divide(agree - c_exp, denom, out=np.zeros_like(agree), where=denom > 1e-12)
+    return kappa.mean(axis=1)
+
+
+def normalized_gap(estimate: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Eq. 6: |truth - estimate| / sigma_f with sigma_f = sqrt(p_f (1 - p_f)), p_f = truth.
+
+    Undefined (NaN) for a model with accuracy exactly 0 or 1.
+    """
+    sigma = np.sqrt(truth * (1.0 - truth))
+    return np.divide(np.abs(truth - estimate), sigma, out=np.full_like(sigma, np.nan), where=sigma > 0)

@@ -1,0 +1,60 @@
+"""Matplotlib figures (Agg backend, fixed metadata so PNGs are reproducible)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+_META = {"Software": None}  # no version string in the file
+
+
+def _save(fig, path: str | Path) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight", metadata=_META)
+    plt.close(fig)
+
+
+def annotated_heatmap(values: pd.DataFrame, labels: pd.DataFrame, path: str | Path, title: str,
+                      colour_label: str, cmap: str = "viridis", center: float | None = None) -> None:
+    """Rows x columns heatmap with one text label per cell (the paper's Figures 2-4, 6-11 style)."""
+    v = values.to_numpy(dtype=float)
+    fig, ax = plt.subplots(figsize=(1.25 * v.shape[1] + 3, 0.42 * v.shape[0] + 2))
+    if center is not None:
+        lim = np.nanmax(np.abs(v - center)) or 1.0
+        im = ax.imshow(v, cmap=cmap, aspect="auto", vmin=center - lim, vmax=center + lim)
+    else:
+        im = ax.imshow(v, cmap=cmap, aspect="auto")
+    ax.set_xticks(range(v.shape[1]), labels.columns, rotation=40, ha="right", fontsize=8)
+    ax.set_yticks(range(v.shape[0]), labels.index, fontsize=8)
+    for i in range(v.shape[0]):
+        for j in range(v.shape[1]):
+            ax.text(j, i, str(labels.iat[i, j]).replace(" (", "\n("), ha="center", va="center", fontsize=6.5,
+                    color="white" if np.isfinite(v[i, j]) and v[i, j] < np.nanmean(v) else "black")
+    fig.colorbar(im, ax=ax, label=colour_label)
+    ax.set_title(title, fontsize=10)
+    _save(fig, path)
+
+
+def binned_bars(series: dict[str, pd.DataFrame], path: str | Path, title: str) -> None:
+    """Figure 5: mean normalized gap per similarity bin, one bar group per method."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    names = list(series)
+    width = 0.8 / max(len(names), 1)
+    for k, name in enumerate(names):
+        df = series[name]
+        x = np.arange(len(df))
+        ax.bar(x + k * width, df["mean_normalized_gap"], width, label=name)
+    first = series[names[0]]
+    ax.set_xticks(np.arange(len(first)) + 0.4 - width / 2, [f"{lo:.2f}-{hi:.2f}" for lo, hi in zip(first.lo, first.hi)],
+                  rotation=30, fontsize=8)
+    ax.set_xlabel("model similarity to source models (eq. 4)")
+    ax.set_ylabel("mean normalized estimation gap (eq. 6)")
+    ax.set_title(title, fontsize=10)
+    ax.legend()
+    _save(fig, path)

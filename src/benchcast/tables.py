@@ -1,0 +1,33 @@
+"""Write tables as CSV and GitHub Markdown (no tabulate dependency)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def _fmt(v, digits: int) -> str:
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else f"{v:.{digits}f}"
+    return str(v)
+
+
+def to_markdown(df: pd.DataFrame, digits: int = 2, index: bool = False) -> str:
+    d = df.reset_index() if index else df
+    head = "| " + " | ".join(str(c) for c in d.columns) + " |"
+    sep = "|" + "|".join("---" for _ in d.columns) + "|"
+    body = ["| " + " | ".join(_fmt(v, digits) for v in row) + " |" for row in d.itertuples(index=False)]
+    return "\n".join([head, sep, *body]) + "\n"
+
+
+def write_table(df: pd.DataFrame, csv: str | Path | None = None, md: str | Path | None = None,
+                digits: int = 2, index: bool = False, title: str | None = None) -> None:
+    if csv is not None:
+        Path(csv).parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(csv, index=index, float_format="%.4f")
+    if md is not None:
+        Path(md).parent.mkdir(parents=True, exist_ok=True)
+        text = (f"# {title}\n\n" if title else "") + to_markdown(df, digits, index)
+        Path(md).write_text(text)

@@ -1,0 +1,30 @@
+"""Small helpers for the thin workflow scripts: one-thread BLAS, logging to the rule's log."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+
+def single_threaded() -> None:
+    """Pin BLAS/OpenMP to one thread: jobs run in parallel instead, and a fixed thread count
+    keeps floating-point reduction order -- hence outputs -- identical whatever ``--cores``."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+
+
+def job_logger(snakemake) -> Callable[[str], None]:  # noqa: ANN001 - the Snakemake script object
+    """Return ``log(msg)`` that appends timestamped lines to the rule's ``log:`` file (flushed)."""
+    single_threaded()
+    path = Path(snakemake.log[0]) if len(snakemake.log) else None
+    fh = open(path, "w") if path else sys.stderr
+    start = time.perf_counter()
+
+    def log(msg: str) -> None:
+        fh.write(f"[{time.perf_counter() - start:8.1f}s] {msg}\n")
+        fh.flush()
+
+    return log

@@ -1,0 +1,43 @@
+# Config validation (JSON schema with defaults), the catalog, and helpers shared by rules.
+import dataclasses
+import sys
+from pathlib import Path
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+validate(config, schema="../schemas/config.schema.yaml")
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # run from a clone without pip install -e
+from benchcast.data.catalog import load_catalog  # noqa: E402
+from benchcast.data.item_level import iter_item_datasets  # noqa: E402
+from benchcast.methods import REGISTRY  # noqa: E402
+from benchcast.errors import ConfigError  # noqa: E402
+
+CATALOG = load_catalog(config["catalog"])
+RAW_DIR = config["raw_dir"]
+MTM = config["misses_the_mark"]
+
+# Fail at parse time, with the fix, rather than deep inside a job.
+iter_item_datasets(MTM["datasets"], CATALOG)
+for _m in MTM["methods"]:
+    if _m not in REGISTRY:
+        raise ConfigError(
+            f"config misses_the_mark.methods: unknown method '{_m}'. Known: {', '.join(sorted(REGISTRY))}"
+        )
+
+wildcard_constraints:
+    dataset="[A-Za-z0-9_]+",
+    split="interpolation|extrapolation",
+    method="[a-z_]+",
+    n=r"\d+",
+
+
+def catalog_entry(name):
+    return dataclasses.asdict(CATALOG[name])
+
+
+def raw_inputs(wildcards):
+    spec = CATALOG[wildcards.dataset]
+    return {role: str(spec.local_path(RAW_DIR, role)) for role in spec.files}

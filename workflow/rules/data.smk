@@ -1,0 +1,40 @@
+# Raw files -> validated Parquet tables.
+
+
+rule download_raw:
+    """Fetch one raw file from its public URL into resources/raw and verify its sha256.
+
+    Used only when raw_dir is resources/raw; a mirror such as ../shared/raw needs no download.
+    """
+    output:
+        "resources/raw/{source}/{path}",
+    params:
+        catalog=config["catalog"],
+    log:
+        "logs/download/{source}/{path}.log",
+    benchmark:
+        "benchmarks/download/{source}/{path}.tsv"
+    wildcard_constraints:
+        path=".+",
+    script:
+        "../scripts/download_raw.py"
+
+
+rule ingest_item_dataset:
+    """Read an item-level dump (jbl / npy), validate it, write responses/models/items Parquet."""
+    input:
+        unpack(raw_inputs),
+    output:
+        responses="results/data/{dataset}/responses.parquet",
+        models="results/data/{dataset}/models.parquet",
+        item_table="results/data/{dataset}/items.parquet",
+    params:
+        catalog=config["catalog"],
+        # the dataset's own catalog entry: editing another entry does not rerun this one
+        spec=lambda w: catalog_entry(w.dataset),
+    log:
+        "logs/ingest/{dataset}.log",
+    benchmark:
+        "benchmarks/ingest/{dataset}.tsv"
+    script:
+        "../scripts/ingest_item_dataset.py"

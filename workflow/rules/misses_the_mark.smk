@@ -1,0 +1,180 @@
+# "How benchmark prediction from fewer data misses the mark": splits, one job per
+# (dataset, split, method, n) looping over trials, then metrics, figures and tables.
+
+MTM_RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
+MTM_TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
+MTM_TABLES = "results/tables/misses_the_mark"
+MTM_FIGS = "results/figures/misses_the_mark"
+
+
+def mtm_cells():
+    return [
+        dict(dataset=d, split=s, method=m, n=n)
+        for d in MTM["datasets"]
+        for s in MTM["splits"]
+        for m in MTM["methods"]
+        for n in MTM["budgets"]
+    ]
+
+
+def mtm_figure5_dataset():
+    ds = MTM["figure5"]["dataset"]
+    if ds != "auto":
+        return ds
+    # "largest available dataset": most items, then most models (catalog expectations)
+    return max(MTM["datasets"], key=lambda d: (CATALOG[d].n_items or 0, CATALOG[d].n_models or 0, d))
+
+
+def mtm_final_outputs():
+    outs = [
+        f"{MTM_TABLES}/paper_vs_ours.csv",
+        f"{MTM_TABLES}/paper_vs_ours.md",
+        f"{MTM_TABLES}/table1.csv",
+        f"{MTM_TABLES}/table2.csv",
+        f"{MTM_TABLES}/figure4.csv",
+        f"{MTM_FIGS}/figure5.png",
+    ]
+    for s in MTM["splits"]:
+        for n in MTM["budgets"]:
+            outs += [f"{MTM_FIGS}/heatmap_{s}_n{n}.png", f"{MTM_TABLES}/heatmap_{s}_n{n}.md"]
+    return outs
+
+
+rule mtm_splits:
+    """Source/target splits of every trial (one file per dataset and split)."""
+    input:
+        models="results/data/{dataset}/models.parquet",
+        responses="results/data/{dataset}/responses.parquet",
+        item_table="results/data/{dataset}/items.parquet",
+    output:
+        "results/splits/misses_the_mark/{dataset}/{split}.parquet",
+    params:
+        trials=MTM["trials"],
+        seed=config["seed"],
+        split_params=lambda w: MTM["split_params"].get(w.split, {}),
+    log:
+        "logs/misses_the_mark/splits/{dataset}/{split}.log",
+    benchmark:
+        "benchmarks/misses_the_mark/splits/{dataset}/{split}.tsv"
+    script:
+        "../scripts/mtm_splits.py"
+
+
+rule mtm_run:
+    """All trials of one method at one budget on one dataset and split."""
+    input:
+        models="results/data/{dataset}/models.parquet",
+        responses="results/data/{dataset}/responses.parquet",
+        item_table="results/data/{dataset}/items.parquet",
+        splits="results/splits/misses_the_mark/{dataset}/{split}.parquet",
+    output:
+        estimates=MTM_RUNS,
+        timing=MTM_TIMING,
+    params:
+        seed=config["seed"],
+        # only this method's parameters: changing another method's does not rerun this job
+        method_params=lambda w: MTM["methods"].get(w.method, {}),
+    resources:
+        mem_mb=lambda w: 4000 if w.method in ("random_search_learn", "pca") else 1500,
+    log:
+        "logs/misses_the_mark/run/{dataset}/{split}/{method}/n={n}.log",
+    benchmark:
+        "benchmarks/misses_the_mark/run/{dataset}/{split}/{method}/n={n}.tsv"
+    script:
+        "../scripts/mtm_run.py"
+
+
+rule mtm_metrics:
+    """Estimation gap, standard error and reduction per (dataset, split, n, method)."""
+    input:
+        runs=[MTM_RUNS.format(**c) for c in mtm_cells()],
+        timing=[MTM_TIMING.format(**c) for c in mtm_cells()],
+    output:
+        cells="results/metrics/misses_the_mark/cells.parquet",
+    params:
+        cells=mtm_cells(),
+    log:
+        "logs/misses_the_mark/metrics.log",
+    benchmark:
+        "benchmarks/misses_the_mark/metrics.tsv"
+    script:
+        "../scripts/mtm_metrics.py"
+
+
+rule mtm_similarity:
+    """Figure 4: per-target similarity (eq. 4) vs normalized gap (eq. 6), correlated per dataset x method."""
+    input:
+        runs=[MTM_RUNS.format(**c) for c in mtm_cells()],
+        splits=expand("results/splits/misses_the_mark/{dataset}/{split}.parquet", dataset=MTM["datasets"], split=MTM["splits"]),
+        data=expand("results/data/{dataset}/{table}.parquet", dataset=MTM["datasets"], table=["models", "responses", "items"]),
+    output:
+        per_target="results/metrics/misses_the_mark/per_target.parquet",
+        table=report(f"{MTM_TABLES}/figure4.csv", caption="../report/figure4.rst", category="Misses the mark", subcategory="Model similarity"),
+        png=report(f"{MTM_FIGS}/figure4.png", caption="../report/figure4.rst", category="Misses the mark", subcategory="Model similarity"),
+    params:
+        cells=mtm_cells(),
+        titles={d: CATALOG[d].title for d in MTM["datasets"]},
+    log:
+        "logs/misses_the_mark/similarity.log",
+    benchmark:
+        "benchmarks/misses_the_mark/similarity.tsv"
+    script:
+        "../scripts/mtm_similarity.py"
+
+
+rule mtm_figure5:
+    """Figure 5: normalized gap by similarity bin, AIPW (n=50) vs Random-Sampling (n=100)."""
+    input:
+        aipw=MTM_RUNS.replace("{dataset}", mtm_figure5_dataset()).replace("{split}", MTM["figure5"]["split"]).replace("{method}", "aipw").replace("{n}", "50"),
+        rs=MTM_RUNS.replace("{dataset}", mtm_figure5_dataset()).replace("{split}", MTM["figure5"]["split"]).replace("{method}", "random_sampling").replace("{n}", "100"),
+        splits=f"results/splits/misses_the_mark/{mtm_figure5_dataset()}/{MTM['figure5']['split']}.parquet",
+        data=expand("results/data/{dataset}/{table}.parquet", dataset=[mtm_figure5_dataset()], table=["models", "responses", "items"]),
+    output:
+        csv=f"{MTM_TABLES}/figure5.csv",
+        png=report(f"{MTM_FIGS}/figure5.png", caption="../report/figure5.rst", category="Misses the mark", subcategory="Model similarity"),
+    params:
+        dataset=mtm_figure5_dataset(),
+        title=CATALOG[mtm_figure5_dataset()].title,
+        bins=MTM["figure5"]["bins"],
+    log:
+        "logs/misses_the_mark/figure5.log",
+    benchmark:
+        "benchmarks/misses_the_mark/figure5.tsv"
+    script:
+        "../scripts/mtm_figure5.py"
+
+
+rule mtm_tables:
+    """Heatmaps (Figures 2, 3, 6-11), Table 1, Table 2 and the paper-vs-ours comparison."""
+    input:
+        cells="results/metrics/misses_the_mark/cells.parquet",
+        paper=MTM["paper_values"],
+        timing=[MTM_TIMING.format(**c) for c in mtm_cells()],
+    output:
+        heatmaps_png=[
+            report(f"{MTM_FIGS}/heatmap_{s}_n{n}.png", caption="../report/heatmap.rst", category="Misses the mark",
+                   subcategory="Estimation gap", labels={"split": s, "n": str(n)})
+            for s in MTM["splits"] for n in MTM["budgets"]
+        ],
+        heatmaps_md=[f"{MTM_TABLES}/heatmap_{s}_n{n}.md" for s in MTM["splits"] for n in MTM["budgets"]],
+        heatmaps_csv=[f"{MTM_TABLES}/heatmap_{s}_n{n}.csv" for s in MTM["splits"] for n in MTM["budgets"]],
+        table1=report(f"{MTM_TABLES}/table1.csv", caption="../report/table1.rst", category="Misses the mark", subcategory="Tables"),
+        table1_md=f"{MTM_TABLES}/table1.md",
+        table2=report(f"{MTM_TABLES}/table2.csv", caption="../report/table2.rst", category="Misses the mark", subcategory="Tables"),
+        table2_md=f"{MTM_TABLES}/table2.md",
+        paper_vs_ours=report(f"{MTM_TABLES}/paper_vs_ours.csv", caption="../report/paper_vs_ours.rst", category="Misses the mark", subcategory="Paper vs ours"),
+        paper_vs_ours_md=f"{MTM_TABLES}/paper_vs_ours.md",
+        summary=f"{MTM_TABLES}/acceptance_summary.csv",
+    params:
+        splits=MTM["splits"],
+        budgets=MTM["budgets"],
+        titles={d: CATALOG[d].title for d in CATALOG.names("item_binary")},
+        timing_cells=mtm_cells(),
+        table2_dataset=mtm_figure5_dataset(),
+        tolerance=MTM["tolerance"],
+    log:
+        "logs/misses_the_mark/tables.log",
+    benchmark:
+        "benchmarks/misses_the_mark/tables.tsv"
+    script:
+        "../scripts/mtm_tables.py"
