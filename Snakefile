@@ -16,3 +16,9 @@ rule all:
     input:
         mtm_final_outputs(),
     default_target: True
+
+
+rule aggregate_data:
+    """Ingest every aggregate (models x benchmarks) dataset of the catalog."""
+    input:
+        expand("results/data/{dataset}/scores.parquet", dataset=CATALOG.names("aggregate")),

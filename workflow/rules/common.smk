@@ -21,11 +21,15 @@ MTM = config["misses_the_mark"]
 
 # Fail at parse time, with the fix, rather than deep inside a job.
 iter_item_datasets(MTM["datasets"], CATALOG)
-for _m in MTM["methods"]:
+MTM_METHODS = [m["name"] for m in MTM["methods"]]
+MTM_METHOD_PARAMS = {m["name"]: dict(m.get("params", {})) for m in MTM["methods"]}
+for _m in MTM_METHODS:
     if _m not in REGISTRY:
         raise ConfigError(
             f"config misses_the_mark.methods: unknown method '{_m}'. Known: {', '.join(sorted(REGISTRY))}"
         )
+if len(set(MTM_METHODS)) != len(MTM_METHODS):
+    raise ConfigError("config misses_the_mark.methods: a method is listed twice; list each name once")
 
 wildcard_constraints:
     dataset="[A-Za-z0-9_]+",

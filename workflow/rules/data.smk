@@ -24,6 +24,8 @@ rule ingest_item_dataset:
     """Read an item-level dump (jbl / npy), validate it, write responses/models/items Parquet."""
     input:
         unpack(raw_inputs),
+    wildcard_constraints:
+        dataset="|".join(CATALOG.names("item_binary")),
     output:
         responses="results/data/{dataset}/responses.parquet",
         models="results/data/{dataset}/models.parquet",
@@ -38,3 +40,24 @@ rule ingest_item_dataset:
         "benchmarks/ingest/{dataset}.tsv"
     script:
         "../scripts/ingest_item_dataset.py"
+
+
+rule ingest_aggregate_dataset:
+    """Read a models x benchmarks dump (BenchPress, llm-benchmark-matrix, sloth) into Parquet."""
+    input:
+        unpack(raw_inputs),
+    wildcard_constraints:
+        dataset="|".join(CATALOG.names("aggregate")),
+    output:
+        models="results/data/{dataset}/models.parquet",
+        benchmarks="results/data/{dataset}/benchmarks.parquet",
+        scores="results/data/{dataset}/scores.parquet",
+    params:
+        catalog=config["catalog"],
+        spec=lambda w: catalog_entry(w.dataset),
+    log:
+        "logs/ingest/{dataset}.log",
+    benchmark:
+        "benchmarks/ingest/{dataset}.tsv"
+    script:
+        "../scripts/ingest_aggregate_dataset.py"

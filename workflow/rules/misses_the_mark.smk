@@ -12,7 +12,7 @@ def mtm_cells():
         dict(dataset=d, split=s, method=m, n=n)
         for d in MTM["datasets"]
         for s in MTM["splits"]
-        for m in MTM["methods"]
+        for m in MTM_METHODS
         for n in MTM["budgets"]
     ]
 
@@ -73,7 +73,7 @@ rule mtm_run:
     params:
         seed=config["seed"],
         # only this method's parameters: changing another method's does not rerun this job
-        method_params=lambda w: MTM["methods"].get(w.method, {}),
+        method_params=lambda w: MTM_METHOD_PARAMS.get(w.method, {}),
     resources:
         mem_mb=lambda w: 4000 if w.method in ("random_search_learn", "pca") else 1500,
     log:

@@ -47,7 +47,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -55,6 +54,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from benchcast.data.io import write_parquet_atomic
 from benchcast.errors import DataError
 
 __all__ = [
@@ -947,27 +947,6 @@ def model_metadata_for(names: Sequence[str], metadata: pd.DataFrame) -> pd.DataF
 # --------------------------------------------------------------------------- writing
 
 
-def _write_parquet_atomic(frame: pd.DataFrame, target: Path) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        # Flush before the rename so a crash cannot leave a complete-looking empty file.
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def write_aggregate(tables: AggregateTables, out_dir: str | os.PathLike) -> dict[str, Path]:
     """Write ``models.parquet``, ``benchmarks.parquet`` and ``scores.parquet``.
 
@@ -996,6 +975,6 @@ def write_aggregate(tables: AggregateTables, out_dir: str | os.PathLike) -> dict
     paths = {}
     for name in ("models", "benchmarks", "scores"):
         target = out / f"{name}.parquet"
-        _write_parquet_atomic(getattr(tables, name), target)
+        write_parquet_atomic(getattr(tables, name), target)
         paths[name] = target
     return paths

@@ -19,6 +19,9 @@ class RawFile:
     path: str            # path inside the source repository (and inside <raw_dir>/<source>/)
     sha256: str | None   # None: not known (file not in the offline mirror)
     format: str | None = None
+    source: str = ""     # source (repository) of this file; defaults to the dataset's
+    repository: str = ""
+    commit: str = ""
 
 
 @dataclass(frozen=True)
@@ -43,10 +46,12 @@ class DatasetSpec:
 
     def local_path(self, raw_dir: str | Path, role: str) -> Path:
         """Where a file of this dataset lives in a mirror laid out like ``../shared/raw``."""
-        return Path(raw_dir) / self.source / self.files[role].path
+        f = self.files[role]
+        return Path(raw_dir) / f.source / f.path
 
     def url(self, role: str, template: str) -> str:
-        return template.format(repository=self.repository, commit=self.commit, path=self.files[role].path)
+        f = self.files[role]
+        return template.format(repository=f.repository, commit=f.commit, path=f.path)
 
 
 @dataclass(frozen=True)
@@ -79,10 +84,13 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
         if d["source"] not in sources:
             raise ConfigError(f"{path}: dataset '{name}' names unknown source '{d['source']}'")
         src = sources[d["source"]]
-        files = {
-            role: RawFile(role=role, path=f["path"], sha256=f.get("sha256"), format=f.get("format"))
-            for role, f in d["files"].items()
-        }
+        files = {}
+        for role, f in d["files"].items():
+            fsrc = f.get("source", d["source"])
+            if fsrc not in sources:
+                raise ConfigError(f"{path}: dataset '{name}' file '{role}' names unknown source '{fsrc}'")
+            files[role] = RawFile(role=role, path=f["path"], sha256=f.get("sha256"), format=f.get("format"),
+                                  source=fsrc, repository=sources[fsrc]["repository"], commit=sources[fsrc]["commit"])
         known = {"title", "suite", "kind", "source", "format", "files", "n_models", "n_items", "mirrored",
                  "duplicate_model_names", "min_accuracy", "subtasks", "note"}
         datasets[name] = DatasetSpec(

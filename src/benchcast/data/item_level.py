@@ -16,8 +16,6 @@ Tables written per dataset (schema in ``workflow/schemas/tables.schema.yaml``):
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +23,9 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from benchcast.data.catalog import DatasetSpec
+from benchcast.data.io import write_parquet_atomic  # noqa: F401  (re-exported for scripts)
 from benchcast.data.safe_pickle import safe_load
 from benchcast.errors import DataError
 
@@ -194,6 +191,7 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) 
         "excluded": excluded,
         "exclusion_reason": np.where(excluded, f"accuracy <= {spec.min_accuracy:g}", ""),
     })
+    models = _attach_metadata(models, spec, raw_dir, log)
     item_ids, subtasks, positions = item_labels(spec, n_items)
     if spec.subtasks and len(set(subtasks)) == 1 and subtasks[0] == spec.name:
         log(f"WARNING {spec.name}: subtask sizes in the catalog do not sum to {n_items}; subtasks not recorded")
@@ -213,24 +211,33 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) 
     return {"responses": responses, "models": models, "items": items}
 
 
+METADATA_COLUMNS = ["architecture", "params_b", "precision", "submission_date", "upload_date"]
+
+
+def _attach_metadata(models: pd.DataFrame, spec: DatasetSpec, raw_dir: str | Path, log) -> pd.DataFrame:
+    """Join model metadata (sloth's Open LLM v2 table) by model name, when the catalog names one.
+
+    ``organization`` is the Hugging Face namespace of the name (``org/model``); other columns
+    come from the metadata table and are NA for names it does not list.
+    """
+    models = models.assign(organization=[n.split("/")[0] if "/" in n else pd.NA for n in models["name"]])
+    if "metadata" not in spec.files:
+        return models
+    from benchcast.data.aggregate import model_metadata_for, read_sloth_leaderboard
+
+    path = spec.local_path(raw_dir, "metadata")
+    if not path.exists():
+        raise DataError(path, "files.metadata", "file not found", "set raw_dir to a mirror that has it, or download it")
+    meta = read_sloth_leaderboard(path)
+    joined = model_metadata_for(models["name"].tolist(), meta)
+    cols = [c for c in METADATA_COLUMNS if c in joined.columns]
+    out = pd.concat([models.reset_index(drop=True), joined[cols].reset_index(drop=True)], axis=1)
+    out["metadata_matched"] = joined["match"].isin(["exact", "case_insensitive"]).to_numpy()
+    log(f"{spec.name}: model metadata from {path.name} for {int(out['metadata_matched'].sum())} of {len(out)} models")
+    return out
+
+
 # --------------------------------------------------------------------------- parquet io
-
-
-def write_parquet_atomic(df: pd.DataFrame, path: str | Path) -> None:
-    """Write to a temp file beside ``path`` then rename: a crash never leaves a complete-looking file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    # pandas metadata embeds library versions; drop it so outputs are byte-identical anywhere.
-    table = table.replace_schema_metadata(None)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path]) -> None:
