@@ -493,6 +493,13 @@ def test_every_method_refuses_impossible_budget_at_fit(name, budget):
         make_method(name, FAST_PARAMS.get(name)).fit(src, budget, np.random.default_rng(0))
 
 
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_method_needs_two_source_models(name):
+    src, _ = source_target(n_src=40, n_items=60, seed=14)
+    with pytest.raises(ConfigError):
+        make_method(name, FAST_PARAMS.get(name)).fit(src[:1], 5, np.random.default_rng(0))
+
+
 def test_make_method_unknown_lists_known():
     with pytest.raises(ConfigError) as info:
         make_method("nope")
@@ -518,8 +525,8 @@ def test_make_method_params_round_trip():
 
 @pytest.mark.xfail(
     strict=True,
-    reason="BUG methods/base.py:72-76 (make_method) only converts TypeError: a badly-typed parameter value "
-    "(float('ten') in AIPW.__init__, methods/aipw.py:28) escapes as a plain ValueError, not ConfigError",
+    reason="BUG methods/base.py:73-77 (make_method) only converts TypeError: a badly-typed parameter value "
+    "(float('ten') in AIPW.__init__, methods/aipw.py:27) escapes as a plain ValueError, not ConfigError",
 )
 def test_make_method_bad_param_value_is_config_error():
     with pytest.raises(ConfigError):

@@ -229,6 +229,26 @@ def test_rejects_truncated_joblib_array(tmp_path):
     _assert_rejected(cut3)
 
 
+@pytest.mark.parametrize("shape", [(10**6, 10**6), (2**32, 2**32), (-1, 5)], ids=["huge", "overflow", "negative"])
+def test_rejects_forged_array_header(tmp_path, shape):
+    from joblib.numpy_pickle import NumpyArrayWrapper
+
+    w = NumpyArrayWrapper(np.ndarray, shape, "C", np.dtype("f8"))
+    path = tmp_path / "forged.jbl"
+    path.write_bytes(pickle.dumps(w, protocol=4) + b"\x00" + b"\x01" * 64)
+    _assert_rejected(path)
+
+
+def test_rejects_array_wrapper_with_non_ndarray_subclass(tmp_path):
+    from joblib.numpy_pickle import NumpyArrayWrapper
+
+    w = NumpyArrayWrapper(np.ndarray, (2,), "C", np.dtype("f8"))
+    w.subclass = np.dtype           # an allowed global, but not ndarray
+    path = tmp_path / "subclass.jbl"
+    path.write_bytes(pickle.dumps(w, protocol=4) + b"\x00" + b"\x00" * 16)
+    _assert_rejected(path, match="subclass")
+
+
 def test_rejects_truncated_list(tmp_path):
     path = tmp_path / "names.pkl"
     data = pickle.dumps(["m1", "m2", "m3"], protocol=4)
@@ -274,7 +294,7 @@ def test_rejects_object_dtype_array_of_str_written_by_joblib(tmp_path):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="BUG safe_pickle.py:80-82 (_load_build) + :143-144 (_check_result): an object-dtype array "
+    reason="BUG data/safe_pickle.py:84-86 (_load_build) + :147-148 (_check_result): an object-dtype array "
     "pickled by numpy itself (_reconstruct + ndarray.__setstate__ with a list of objects) is accepted "
     "and returned as dtype=object; only the joblib NumpyArrayWrapper path checks dtype.hasobject",
 )

@@ -1,5 +1,6 @@
 # Config validation (JSON schema with defaults), the catalog, and helpers shared by rules.
 import dataclasses
+import re
 import sys
 from pathlib import Path
 
@@ -36,6 +37,11 @@ wildcard_constraints:
     split="interpolation|extrapolation",
     method="[a-z_]+",
     n=r"\d+",
+
+
+def names_regex(names):
+    """Wildcard regex matching exactly these names (and nothing when the list is empty)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
 
 
 def catalog_entry(name):

@@ -25,7 +25,7 @@ rule ingest_item_dataset:
     input:
         unpack(raw_inputs),
     wildcard_constraints:
-        dataset="|".join(CATALOG.names("item_binary")),
+        dataset=names_regex(CATALOG.names("item_binary")),
     output:
         responses="results/data/{dataset}/responses.parquet",
         models="results/data/{dataset}/models.parquet",
@@ -47,7 +47,7 @@ rule ingest_aggregate_dataset:
     input:
         unpack(raw_inputs),
     wildcard_constraints:
-        dataset="|".join(CATALOG.names("aggregate")),
+        dataset=names_regex(CATALOG.names("aggregate")),
     output:
         models="results/data/{dataset}/models.parquet",
         benchmarks="results/data/{dataset}/benchmarks.parquet",

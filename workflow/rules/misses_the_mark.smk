@@ -125,8 +125,8 @@ rule mtm_similarity:
 rule mtm_figure5:
     """Figure 5: normalized gap by similarity bin, AIPW (n=50) vs Random-Sampling (n=100)."""
     input:
-        aipw=MTM_RUNS.replace("{dataset}", mtm_figure5_dataset()).replace("{split}", MTM["figure5"]["split"]).replace("{method}", "aipw").replace("{n}", "50"),
-        rs=MTM_RUNS.replace("{dataset}", mtm_figure5_dataset()).replace("{split}", MTM["figure5"]["split"]).replace("{method}", "random_sampling").replace("{n}", "100"),
+        aipw=MTM_RUNS.replace("{dataset}", mtm_figure5_dataset()).replace("{split}", MTM["figure5"]["split"]).replace("{method}", "aipw").replace("{n}", str(MTM["figure5"]["aipw_n"])),
+        rs=MTM_RUNS.replace("{dataset}", mtm_figure5_dataset()).replace("{split}", MTM["figure5"]["split"]).replace("{method}", "random_sampling").replace("{n}", str(MTM["figure5"]["random_sampling_n"])),
         splits=f"results/splits/misses_the_mark/{mtm_figure5_dataset()}/{MTM['figure5']['split']}.parquet",
         data=expand("results/data/{dataset}/{table}.parquet", dataset=[mtm_figure5_dataset()], table=["models", "responses", "items"]),
     output:
@@ -136,6 +136,7 @@ rule mtm_figure5:
         dataset=mtm_figure5_dataset(),
         title=CATALOG[mtm_figure5_dataset()].title,
         bins=MTM["figure5"]["bins"],
+        labels=[f"AIPW (n={MTM['figure5']['aipw_n']})", f"Random-Sampling (n={MTM['figure5']['random_sampling_n']})"],
     log:
         "logs/misses_the_mark/figure5.log",
     benchmark:
