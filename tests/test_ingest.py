@@ -561,12 +561,6 @@ def test_write_parquet_atomic_has_no_pandas_metadata(tmp_path):
 
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG data/item_level.py:157-160 (resolve_model_ids): the suffix policy renames a repeat to "
-    "'name#2' without checking that 'name#2' is free, so names ['m', 'm#2', 'm'] give model_ids "
-    "['m', 'm#2', 'm#2'] -- model_id is documented unique and the harness maps ids to rows by dict",
-)
 def test_duplicate_suffix_never_collides_with_an_existing_name(mirror):
     raw, cat, _ = mirror
     joblib.dump(["m", "m#2", "m", "x"], raw / SOURCE / "data/scores/dups_models.jbl")
@@ -575,12 +569,6 @@ def test_duplicate_suffix_never_collides_with_an_existing_name(mirror):
     assert m["name"].tolist() == ["m", "m#2", "m", "x"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG data/io.py:21,27 (write_parquet_atomic): tempfile.mkstemp creates the temp "
-    "file with mode 0600 and os.replace publishes it as is, so every Parquet table is owner-only (0600) "
-    "regardless of umask",
-)
 def test_write_parquet_atomic_output_is_readable(tmp_path):
     # the temp file comes from mkstemp (mode 0600); the published file should still be
     # readable by the group/others like any file the workflow writes (umask 022 -> 0644)

@@ -523,11 +523,6 @@ def test_make_method_params_round_trip():
     assert make_method("random_search_learn", {"num_search": 5}).params()["num_search"] == 5
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG methods/base.py:73-77 (make_method) only converts TypeError: a badly-typed parameter value "
-    "(float('ten') in AIPW.__init__, methods/aipw.py:27) escapes as a plain ValueError, not ConfigError",
-)
 def test_make_method_bad_param_value_is_config_error():
     with pytest.raises(ConfigError):
         make_method("aipw", {"alpha": "ten"})

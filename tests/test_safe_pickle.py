@@ -292,12 +292,6 @@ def test_rejects_object_dtype_array_of_str_written_by_joblib(tmp_path):
     _assert_rejected(path, match="dtype")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG data/safe_pickle.py:84-86 (_load_build) + :147-148 (_check_result): an object-dtype array "
-    "pickled by numpy itself (_reconstruct + ndarray.__setstate__ with a list of objects) is accepted "
-    "and returned as dtype=object; only the joblib NumpyArrayWrapper path checks dtype.hasobject",
-)
 def test_rejects_object_dtype_array_pickled_by_numpy(tmp_path):
     path = tmp_path / "obj_np.pkl"
     path.write_bytes(pickle.dumps(np.array(["a", 1], dtype=object), protocol=4))

@@ -93,6 +93,9 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
                                   source=fsrc, repository=sources[fsrc]["repository"], commit=sources[fsrc]["commit"])
         known = {"title", "suite", "kind", "source", "format", "files", "n_models", "n_items", "mirrored",
                  "duplicate_model_names", "min_accuracy", "subtasks", "note"}
+        for key, allowed in (("kind", ("item_binary", "aggregate")), ("duplicate_model_names", ("error", "suffix"))):
+            if d.get(key, allowed[0]) not in allowed:
+                raise ConfigError(f"{path}: datasets.{name}.{key} is '{d[key]}'. Fix: use one of {', '.join(allowed)}")
         datasets[name] = DatasetSpec(
             name=name,
             title=d["title"],

@@ -153,11 +153,20 @@ def resolve_model_ids(names: list[str] | None, n_rows: int, spec: DatasetSpec, p
         raise DataError(path, "model names", f"{len(dups)} duplicate model names, e.g. {dups[:3]}",
                         "remove the duplicates, or set duplicate_model_names: suffix in the catalog entry "
                         "to keep them as name#2, name#3")
+    used = set(names)  # a repeat must not collide with a name the source already has (e.g. "m#2")
     seen: Counter[str] = Counter()
     ids = []
     for n in names:
         seen[n] += 1
-        ids.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+        if seen[n] == 1:
+            ids.append(n)
+            continue
+        k = seen[n]
+        while f"{n}#{k}" in used:
+            k += 1
+        seen[n] = k
+        used.add(f"{n}#{k}")
+        ids.append(f"{n}#{k}")
     return ids, list(names)
 
 
@@ -255,8 +264,12 @@ def load_response_matrix(data_dir: str | Path, dataset: str | None = None, inclu
     if len(resp) != n_models * n_items:
         raise DataError(data_dir / "responses.parquet", "rows",
                         f"{len(resp)} rows, expected {n_models} x {n_items}", "re-run the ingest rule")
+    mi, ii = resp["model_idx"].to_numpy(np.int64), resp["item_idx"].to_numpy(np.int64)
+    if np.bincount(mi * n_items + ii, minlength=n_models * n_items).max() != 1:
+        raise DataError(data_dir / "responses.parquet", "model_idx, item_idx",
+                        "some (model, item) pairs are missing or repeated", "re-run the ingest rule")
     scores = np.zeros((n_models, n_items), dtype=np.float64)
-    scores[resp["model_idx"].to_numpy(), resp["item_idx"].to_numpy()] = resp["score"].to_numpy()
+    scores[mi, ii] = resp["score"].to_numpy()
     keep = np.ones(n_models, bool) if include_excluded else ~models["excluded"].to_numpy()
     return ResponseMatrix(
         dataset=dataset or data_dir.name,

@@ -145,6 +145,8 @@ def safe_load(path: str | Path) -> Any:
 
 def _check_result(obj: Any, path: Path) -> Any:
     if isinstance(obj, np.ndarray):
+        if obj.dtype.kind not in "biuf":
+            raise UnsafePickleError(path, "array dtype", f"dtype {obj.dtype} is not a plain numeric/bool dtype", _FIX)
         return obj
     if isinstance(obj, list) and all(isinstance(x, str) for x in obj):
         return obj

@@ -72,6 +72,6 @@ def make_method(name: str, params: dict | None = None) -> Method:
                           "Fix: use one of these names in the config's methods list")
     try:
         return REGISTRY[name](**(params or {}))
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad parameters for method '{name}': {exc}. "
                           f"Fix: see the method's docstring for its parameters") from None

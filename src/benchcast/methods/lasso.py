@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.linear_model import lasso_path
 
+from benchcast.errors import ConfigError
 from benchcast.methods.base import Method, check_budget, register
 
 
@@ -43,7 +44,8 @@ class LassoMethod(Method):
         nnz = (coefs != 0).sum(axis=0)
         ok = nnz <= budget
         if not ok.any():
-            raise RuntimeError("no alpha gives <= n non-zero weights; widen alpha_max")
+            raise ConfigError(f"lasso: no alpha in [{self.alpha_min}, {self.alpha_max}] gives <= {budget} non-zero "
+                              "weights. Fix: raise the method's alpha_max")
         diff = np.where(ok, budget - nnz, np.iinfo(np.int64).max)
         exact = np.flatnonzero(diff == 0)
         k = int(exact[0]) if exact.size else int(np.argmin(diff))
