@@ -164,3 +164,45 @@ def test_unknown_method_fails_with_clear_message(tmp_path):
     proc = snakemake(work, "-n", check=False)
     assert proc.returncode != 0
     assert "unknown method 'no_such_method'" in proc.stdout + proc.stderr
+
+
+def test_catalog_datasets_outside_the_mirror_run_from_another_mirror(tmp_path):
+    """Acceptance: a config may list catalog entries that ../shared/raw lacks; with raw_dir at a
+    mirror that has them, the workflow runs them unchanged and fills paper_vs_ours."""
+    rng = np.random.default_rng(3)
+    raw = tmp_path / "other_mirror" / "benchmark-prediction"
+    scores = raw / "data" / "scores"
+    scores.mkdir(parents=True)
+    joblib.dump(_toy_scores(rng, 30, 80), scores / "sst2.jbl")          # GLUE: no model names
+    joblib.dump(_toy_scores(rng, 83, 60).astype(bool), scores / "med_qa.jbl")  # HELM: helm_lite_models.txt
+    (raw / "helm_lite_models.txt").write_text("\n".join(f"helm_model_{i}" for i in range(83)) + "\n")
+    gpqa_names = [f"org/m{i}" for i in range(40)]
+    joblib.dump(_toy_scores(rng, 40, 70).astype(np.int64), scores / "gpqa.jbl")
+    joblib.dump(gpqa_names, scores / "gpqa_models.jbl")
+    sloth = tmp_path / "other_mirror" / "sloth" / "data"
+    sloth.mkdir(parents=True)
+    header = ("T,Model,Average ⬆️,IFEval,IFEval Raw,BBH,BBH Raw,MATH Lvl 5,MATH Lvl 5 Raw,GPQA,GPQA Raw,MUSR,MUSR Raw,"
+              "MMLU-PRO,MMLU-PRO Raw,Type,Architecture,Weight type,Precision,Not_Merged,Hub License,#Params (B),Hub ❤️,"
+              "Available on the hub,Model sha,Flagged,MoE,Submission Date,Upload To Hub Date,Chat Template,"
+              "Maintainer's Highlight")
+    lines = [header] + [f"p,{n},1,1,0.1,1,0.1,1,0.1,1,0.1,1,0.1,1,0.1,pretrained,LlamaForCausalLM,Original,bfloat16,"
+                        f"True,mit,7,1,True,abc,False,False,2024-06-01,2024-05-01,False,False" for n in gpqa_names[:5]]
+    (sloth / "open-llm-leaderboard_new.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "config").mkdir()
+    config = {
+        "raw_dir": str(tmp_path / "other_mirror"),
+        "catalog": str(REPO / "config" / "catalog.yaml"),
+        "misses_the_mark": {
+            "datasets": ["sst2", "med_qa", "gpqa"], "splits": ["interpolation", "extrapolation"], "budgets": [10],
+            "trials": 2, "methods": [{"name": "random_sampling"}, {"name": "aipw"}],
+            "paper_values": str(REPO / "resources" / "paper" / "misses_the_mark_figures.csv"),
+            "figure5": {"dataset": "sst2", "aipw_n": 10, "random_sampling_n": 20},
+        },
+    }
+    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    snakemake(tmp_path, "--cores", "2", "--quiet")
+    pvo = pd.read_csv(tmp_path / "results/tables/misses_the_mark/paper_vs_ours.csv")
+    ours = pvo[(pvo.n == 10) & pvo.ours.notna()]
+    assert set(ours.dataset) == {"sst2", "med_qa", "gpqa"} and len(ours) == 3 * 2 * 2
+    models = pd.read_parquet(tmp_path / "results/data/gpqa/models.parquet")
+    assert models["metadata_matched"].sum() == 5 and models["params_b"].iloc[0] == 7.0
