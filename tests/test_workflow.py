@@ -206,3 +206,15 @@ def test_catalog_datasets_outside_the_mirror_run_from_another_mirror(tmp_path):
     assert set(ours.dataset) == {"sst2", "med_qa", "gpqa"} and len(ours) == 3 * 2 * 2
     models = pd.read_parquet(tmp_path / "results/data/gpqa/models.parquet")
     assert models["metadata_matched"].sum() == 5 and models["params_b"].iloc[0] == 7.0
+
+
+def test_method_label_runs_a_variant_side_by_side(tmp_path):
+    work = make_workdir(tmp_path / "wf5", methods=[
+        {"name": "random_sampling"}, {"name": "pca", "params": {"k_grid": [2, 5]}},
+        {"name": "pca", "label": "pca_k2", "params": {"k_grid": [2]}}])
+    out = snakemake(work, "-n", "--cores", "1").stdout
+    runs = [line.strip() for line in out.splitlines() if line.strip().startswith("wildcards:") and "method=" in line]
+    assert sum("method=pca_k2" in r for r in runs) == 4 and sum("method=pca," in r for r in runs) == 4
+    dup = make_workdir(tmp_path / "wf6", methods=[{"name": "pca"}, {"name": "pca"}])
+    proc = snakemake(dup, "-n", check=False)
+    assert proc.returncode != 0 and "distinct label" in proc.stdout + proc.stderr

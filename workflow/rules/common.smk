@@ -22,20 +22,21 @@ MTM = config["misses_the_mark"]
 
 # Fail at parse time, with the fix, rather than deep inside a job.
 iter_item_datasets(MTM["datasets"], CATALOG)
-MTM_METHODS = [m["name"] for m in MTM["methods"]]
-MTM_METHOD_PARAMS = {m["name"]: dict(m.get("params", {})) for m in MTM["methods"]}
-for _m in MTM_METHODS:
+MTM_METHODS = [m.get("label", m["name"]) for m in MTM["methods"]]  # the {method} wildcard
+MTM_METHOD_NAME = {m.get("label", m["name"]): m["name"] for m in MTM["methods"]}
+MTM_METHOD_PARAMS = {m.get("label", m["name"]): dict(m.get("params", {})) for m in MTM["methods"]}
+for _m in MTM_METHOD_NAME.values():
     if _m not in REGISTRY:
         raise ConfigError(
             f"config misses_the_mark.methods: unknown method '{_m}'. Known: {', '.join(sorted(REGISTRY))}"
         )
 if len(set(MTM_METHODS)) != len(MTM_METHODS):
-    raise ConfigError("config misses_the_mark.methods: a method is listed twice; list each name once")
+    raise ConfigError("config misses_the_mark.methods: a method is listed twice; give repeats a distinct label")
 
 wildcard_constraints:
     dataset="[A-Za-z0-9_]+",
     split="interpolation|extrapolation",
-    method="[a-z_]+",
+    method="[a-z0-9_]+",
     n=r"\d+",
 
 

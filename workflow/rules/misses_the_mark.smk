@@ -74,6 +74,7 @@ rule mtm_run:
         seed=config["seed"],
         # only this method's parameters: changing another method's does not rerun this job
         method_params=lambda w: MTM_METHOD_PARAMS.get(w.method, {}),
+        method_name=lambda w: MTM_METHOD_NAME.get(w.method, w.method),
     resources:
         mem_mb=lambda w: 4000 if w.method in ("random_search_learn", "pca") else 1500,
     log:
