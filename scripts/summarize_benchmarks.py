@@ -20,7 +20,7 @@ def main(root: str = "benchmarks/misses_the_mark/run", config: str | None = None
     keep = None
     if config:
         mtm = yaml.safe_load(open(config))["misses_the_mark"]
-        keep = {(d, s, m["name"], int(n)) for d in mtm["datasets"] for s in mtm["splits"]
+        keep = {(d, s, m.get("label", m["name"]), int(n)) for d in mtm["datasets"] for s in mtm["splits"]
                 for m in mtm["methods"] for n in mtm["budgets"]}
     rows = []
     for f in sorted(Path(root).rglob("n=*.tsv")):
