@@ -368,31 +368,22 @@ def test_non_binary_scores(mirror):
     assert "0.5" in str(err) and "2 such cells" in str(err) and str(p) in str(err)
 
 
-def test_scores_not_2d(mirror):
+@pytest.mark.parametrize(
+    ("filename", "payload", "field"),
+    [
+        ("toy.jbl", TOY.ravel(), "scores"),                 # scores not 2-D
+        ("toy.jbl", ["not", "scores"], "scores"),          # scores file holding a list
+        ("toy_models.jbl", np.arange(4.0), "model list"),  # model list holding an array
+    ],
+    ids=["scores_not_2d", "scores_file_holding_a_list", "model_list_holding_an_array"],
+)
+def test_wrong_object_in_raw_file(mirror, filename, payload, field):
     raw, cat, _ = mirror
-    p = raw / SOURCE / "data/scores/toy.jbl"
-    joblib.dump(TOY.ravel(), p)
+    p = raw / SOURCE / "data/scores" / filename
+    joblib.dump(payload, p)
     with pytest.raises(DataError) as info:
         build_tables(cat["toy"], raw, log=_quiet)
-    assert info.value.path == str(p) and info.value.field == "scores"
-
-
-def test_scores_file_holding_a_list(mirror):
-    raw, cat, _ = mirror
-    p = raw / SOURCE / "data/scores/toy.jbl"
-    joblib.dump(["not", "scores"], p)
-    with pytest.raises(DataError) as info:
-        build_tables(cat["toy"], raw, log=_quiet)
-    assert info.value.path == str(p) and info.value.field == "scores"
-
-
-def test_model_list_holding_an_array(mirror):
-    raw, cat, _ = mirror
-    p = raw / SOURCE / "data/scores/toy_models.jbl"
-    joblib.dump(np.arange(4.0), p)
-    with pytest.raises(DataError) as info:
-        build_tables(cat["toy"], raw, log=_quiet)
-    assert info.value.path == str(p) and info.value.field == "model list"
+    assert info.value.path == str(p) and info.value.field == field
 
 
 @pytest.mark.parametrize("role", ["scores", "models"])
