@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -66,13 +66,18 @@ class Progress:
 
 
 def run_job(matrix: ResponseMatrix, splits: pd.DataFrame, method: str, method_params: dict | None,
-            budget: int, base_seed: int, log: Callable[[str], None] = lambda s: None) -> JobResult:
+            budget: int, base_seed: int, log: Callable[[str], None] = lambda s: None,
+            prefit: Mapping[int, object] | None = None) -> JobResult:
     """Run ``method`` at budget ``n`` on every trial of ``splits``.
 
     ``method_params`` may carry ``max_trials`` (not passed to the method): only the first
     ``max_trials`` trials are run -- a documented escape hatch for methods too expensive to
     run on every trial (Random-Search-Learn with 10,000 candidates); results say how many
     trials they cover.
+
+    ``prefit`` maps a trial to a precomputed, budget-independent fit (the IRT fit of P-IRT
+    and GP-IRT, made once per trial by its own job); methods with ``needs_prefit`` receive
+    it as ``fit(..., prefit=...)``, others ignore it.
     """
     method_params = dict(method_params or {})
     max_trials = method_params.pop("max_trials", None)
@@ -86,14 +91,20 @@ def run_job(matrix: ResponseMatrix, splits: pd.DataFrame, method: str, method_pa
     cached_key, cached = None, None
     for k, (trial, (src, tgt)) in enumerate(sorted(by_trial.items())):
         m = make_method(method, method_params)
-        fit_rng = seeding.rng(base_seed, trial, "coreset" if m.uses_coreset_stream else f"method:{method}")
+        stream = "coreset" if m.uses_coreset_stream else (m.rng_stream or f"method:{method}")
+        fit_rng = seeding.rng(base_seed, trial, stream)
+        fit_kwargs = {}
+        if m.needs_prefit and prefit is not None:
+            if trial not in prefit:
+                raise RuntimeError(f"{method}: no precomputed {m.needs_prefit} fit for trial {trial}")
+            fit_kwargs["prefit"] = prefit[trial]
         key = src.tobytes()
         reused = m.deterministic_fit and key == cached_key
         t0 = time.perf_counter()
         if reused:
             m = cached
         else:
-            m.fit(scores[src], budget, fit_rng)
+            m.fit(scores[src], budget, fit_rng, **fit_kwargs)
             if m.deterministic_fit:
                 cached_key, cached = key, m
         t1 = time.perf_counter()

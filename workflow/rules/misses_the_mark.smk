@@ -5,6 +5,36 @@ MTM_RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parque
 MTM_TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
 MTM_TABLES = "results/tables/misses_the_mark"
 MTM_FIGS = "results/figures/misses_the_mark"
+MTM_IRT = "results/irt/misses_the_mark/{dataset}/{split}"
+MTM_IRT_TIMING = "results/timing/misses_the_mark/{dataset}/{split}/irt.parquet"
+
+
+def mtm_needs_irt(method_label):
+    return REGISTRY[MTM_METHOD_NAME[method_label]].needs_prefit == "irt"
+
+
+def mtm_run_inputs(w):
+    inputs = dict(
+        models=f"results/data/{w.dataset}/models.parquet",
+        responses=f"results/data/{w.dataset}/responses.parquet",
+        item_table=f"results/data/{w.dataset}/items.parquet",
+        splits=f"results/splits/misses_the_mark/{w.dataset}/{w.split}.parquet",
+    )
+    if mtm_needs_irt(w.method):  # P-IRT / GP-IRT reuse the trial's IRT fit across budgets
+        base = MTM_IRT.format(dataset=w.dataset, split=w.split)
+        inputs.update(irt_items=f"{base}/items.parquet", irt_trials=f"{base}/trials.parquet",
+                      irt_timing=MTM_IRT_TIMING.format(dataset=w.dataset, split=w.split))
+    return inputs
+
+
+def mtm_method_params(w):
+    params = dict(MTM_METHOD_PARAMS.get(w.method, {}))
+    if mtm_needs_irt(w.method):
+        if "irt" in params:
+            raise ConfigError(f"config misses_the_mark.methods: {w.method} takes its IRT settings from "
+                              "misses_the_mark.irt (one fit shared by P-IRT and GP-IRT); remove params.irt")
+        params["irt"] = dict(MTM["irt"])
+    return params
 
 
 def mtm_cells():
@@ -60,20 +90,43 @@ rule mtm_splits:
         "../scripts/mtm_splits.py"
 
 
-rule mtm_run:
-    """All trials of one method at one budget on one dataset and split."""
+rule mtm_irt:
+    """The multidimensional 2PL IRT fit of every trial's source models (P-IRT, GP-IRT), once per dataset and split."""
     input:
         models="results/data/{dataset}/models.parquet",
         responses="results/data/{dataset}/responses.parquet",
         item_table="results/data/{dataset}/items.parquet",
         splits="results/splits/misses_the_mark/{dataset}/{split}.parquet",
     output:
+        items=f"{MTM_IRT}/items.parquet",
+        trials=f"{MTM_IRT}/trials.parquet",
+        timing=MTM_IRT_TIMING,
+    params:
+        seed=config["seed"],
+        irt=MTM["irt"],
+        # GP-IRT's lambda needs a second, held-out fit; skip it when only P-IRT is configured
+        with_bias=any(REGISTRY[n].needs_prefit == "irt" and getattr(REGISTRY[n], "wants_bias", False) for n in MTM_METHOD_NAME.values()),
+    resources:
+        mem_mb=3000,
+    log:
+        "logs/misses_the_mark/irt/{dataset}/{split}.log",
+    benchmark:
+        "benchmarks/misses_the_mark/irt/{dataset}/{split}.tsv"
+    script:
+        "../scripts/mtm_irt.py"
+
+
+rule mtm_run:
+    """All trials of one method at one budget on one dataset and split."""
+    input:
+        unpack(mtm_run_inputs),
+    output:
         estimates=MTM_RUNS,
         timing=MTM_TIMING,
     params:
         seed=config["seed"],
         # only this method's parameters: changing another method's does not rerun this job
-        method_params=lambda w: MTM_METHOD_PARAMS.get(w.method, {}),
+        method_params=mtm_method_params,
         method_name=lambda w: MTM_METHOD_NAME.get(w.method, w.method),
     resources:
         mem_mb=lambda w: 4000 if w.method in ("random_search_learn", "pca") else 1500,

@@ -19,11 +19,17 @@ class Method:
     marks methods whose core set is the trial's shared random sample (passed to ``fit`` as
     ``rng``); ``deterministic_fit`` marks methods whose fit depends only on the source
     matrix, so the harness may reuse a fit across trials with identical sources.
+    ``rng_stream`` lets methods share a seed stream (P-IRT and GP-IRT share their anchors);
+    ``needs_prefit`` names a per-trial fit computed once by its own workflow job.
     """
 
     name: str = "method"
     uses_coreset_stream: bool = False
     deterministic_fit: bool = False
+    #: seed stream of ``fit``'s rng when not the shared core-set stream (default "method:<name>")
+    rng_stream: str | None = None
+    #: name of a budget-independent per-trial fit the harness may pass as ``fit(..., prefit=)``
+    needs_prefit: str | None = None
 
     def fit(self, source: np.ndarray, budget: int, rng: np.random.Generator) -> "Method":
         raise NotImplementedError

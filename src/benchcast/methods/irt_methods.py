@@ -1,0 +1,242 @@
+"""P-IRT and GP-IRT ("misses the mark", App. A.2 eqs. 12-13; Polo et al. 2024, tinyBenchmarks).
+
+Both methods share one multidimensional 2PL IRT fit of the source models per trial
+(:func:`fit_trial_irt`): the workflow fits it once per (dataset, split, trial) in its own
+cached job and hands it to every budget and to both methods (``prefit``); called without a
+prefit, a method fits the IRT itself, so the library works the same outside the workflow.
+
+The recipe follows the paper's code (its ``benchpred/tiny_bench.py``, adapted from
+tinyBenchmarks):
+
+* **IRT**: ``multidim_2pl`` with 10 dimensions on the source models' binary responses. The
+  paper fitted it with py-irt (hierarchical priors, 2,000 SVI epochs); we fit the same model
+  by MAP (:func:`benchcast.irt.fit_mirt_2pl`), validated against py-irt in the IRT
+  validation report.
+* **Core set** ("anchor points" in IRT space): k-means with ``n`` clusters on the item
+  embeddings ``[disc, diff]`` (scikit-learn ``KMeans(n_init="auto")``), each cluster
+  represented by the item nearest its centre; the anchor weights are the cluster sizes / N.
+  Two centres may share a nearest item, so the core set can have fewer than ``n`` distinct
+  items -- kept, as in the code (the budget is an upper bound).
+* **P-IRT** (eq. 12): the target's ability is the maximum-likelihood estimate from its
+  anchor responses (tinyBenchmarks' ``estimate_ability_parameters``); then
+  ``h = (n/N) mean_C s + (1 - n/N) mean_{D \\ C} P(correct | ability)``.
+* **GP-IRT** (eq. 13): ``h = lambda h_AnchorWeighted + (1 - lambda) h_P-IRT`` with the
+  anchors' cluster weights, and ``lambda = b^2 / (v + b^2)`` (tinyBenchmarks): ``b`` is
+  P-IRT's held-out error -- an IRT refit without every fifth source model, whose abilities
+  are then estimated from the even-indexed items and scored on the odd-indexed ones -- and
+  ``v = mean_f Var_z s(f, z) / (4 n)`` the sampling variance. ``b`` does not depend on n, so
+  it is stored with the trial's fit; ``lambda`` is computed per budget.
+
+Both methods draw their k-means seed from the shared ``"irt_anchors"`` stream, so P-IRT and
+GP-IRT use the same core set in a trial (paired, as the paper ran both with one seed).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from benchcast import irt
+from benchcast.errors import ConfigError, DataError
+from benchcast.methods.base import Method, check_budget, register
+
+#: keyword arguments of :func:`benchcast.irt.fit_mirt_2pl` a config may set
+IRT_FIT_KEYS = ("dims", "ability_scale", "disc_scale", "diff_scale", "max_iter", "tol")
+
+
+@dataclass
+class IRTTrialFit:
+    """What P-IRT and GP-IRT need from one trial's source models."""
+
+    disc: np.ndarray       # (N, dims) item discriminations, full source fit
+    diff: np.ndarray       # (N,) item difficulties (py-irt convention: logit uses dims * diff)
+    bias: float            # b: P-IRT's mean absolute held-out error on validation source models
+    mean_variance: float   # mean over source models of Var_z s(f, z) (v = mean_variance / (4 n))
+    fit_seconds: float = 0.0   # the full source fit (P-IRT's training cost)
+    bias_seconds: float = 0.0  # the held-out refit for b (GP-IRT's extra training cost)
+
+    @property
+    def dims(self) -> int:
+        return self.disc.shape[1]
+
+
+def check_binary(source: np.ndarray, what: str = "source scores") -> None:
+    if not np.isin(source, (0.0, 1.0)).all():
+        raise DataError(what, "score", "IRT methods need binary (0/1) scores; found other values",
+                        "use P-IRT/GP-IRT only on accuracy benchmarks (the paper's footnote 1)")
+
+
+def _fit_params(irt_params: dict | None) -> dict:
+    params = dict(irt_params or {})
+    unknown = set(params) - set(IRT_FIT_KEYS)
+    if unknown:
+        raise ConfigError(f"unknown IRT parameter(s) {sorted(unknown)}; known: {', '.join(IRT_FIT_KEYS)}")
+    return params
+
+
+def heldout_bias(source: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None,
+                 every: int = 5) -> float:
+    """tinyBenchmarks' estimate of P-IRT's error: refit without models ``0, every, 2*every, ...``,
+    estimate those models' abilities on the even items, average |predicted - true| on the odd items."""
+    params = _fit_params(irt_params)
+    m = source.shape[0]
+    val = np.arange(0, m, every)
+    train = np.setdiff1d(np.arange(m), val)
+    if len(train) < 2 or len(val) < 1:
+        raise ConfigError(f"GP-IRT's bias estimate needs >= 2 training and >= 1 validation source model; got {m} models")
+    fit = irt.fit_mirt_2pl(source[train], rng=rng, **params)
+    seen, unseen = np.arange(0, source.shape[1], 2), np.arange(1, source.shape[1], 2)
+    theta = irt.estimate_ability(source[val][:, seen], fit.disc[seen], fit.diff[seen])
+    pred = irt.response_probabilities(theta, fit.disc[unseen], fit.diff[unseen]).mean(axis=1)
+    return float(np.mean(np.abs(pred - source[val][:, unseen].mean(axis=1))))
+
+
+def fit_trial_irt(source: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None,
+                  with_bias: bool = True) -> IRTTrialFit:
+    """One trial's IRT: the full source fit and (for GP-IRT) the held-out bias ``b``."""
+    check_binary(source)
+    params = _fit_params(irt_params)
+    t0 = time.perf_counter()
+    fit = irt.fit_mirt_2pl(source, rng=rng, **params)
+    t1 = time.perf_counter()
+    bias = heldout_bias(source, rng, params) if with_bias else float("nan")
+    return IRTTrialFit(disc=fit.disc, diff=fit.diff, bias=bias,
+                       mean_variance=float(np.var(source, axis=1).mean()),
+                       fit_seconds=t1 - t0, bias_seconds=time.perf_counter() - t1)
+
+
+def fit_irt_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.ndarray]], base_seed: int,
+                   irt_params: dict | None = None, with_bias: bool = True,
+                   log=lambda s: None) -> dict[int, IRTTrialFit]:
+    """The IRT fit of every trial's source models (seed stream ``"irt"``), as the workflow's
+    ``mtm_irt`` job makes it once per (dataset, split) for all budgets and both methods."""
+    from benchcast import seeding
+    from benchcast.harness import Progress
+
+    progress = Progress(len(by_trial), log, "irt")
+    fits = {}
+    for k, (trial, (src, _)) in enumerate(sorted(by_trial.items())):
+        fits[trial] = fit_trial_irt(scores[src], seeding.rng(base_seed, trial, "irt"), irt_params, with_bias)
+        progress(k + 1)
+    return fits
+
+
+def irt_anchors(disc: np.ndarray, diff: np.ndarray, budget: int, rng: np.random.Generator):
+    """k-means anchors on the IRT item embedding (tinyBenchmarks): ``(anchors, weights)``.
+
+    ``anchors[c]`` is the item nearest cluster ``c``'s centre (may repeat), ``weights[c]``
+    the cluster's share of the N items."""
+    from sklearn.cluster import KMeans
+
+    x = np.column_stack([disc, diff])
+    km = KMeans(n_clusters=budget, n_init="auto", random_state=int(rng.integers(2**31 - 1))).fit(x)
+    d2 = ((km.cluster_centers_ ** 2).sum(1)[:, None] - 2 * km.cluster_centers_ @ x.T + (x ** 2).sum(1)[None, :])
+    anchors = d2.argmin(axis=1)
+    weights = np.bincount(km.labels_, minlength=budget) / x.shape[0]
+    return anchors, weights
+
+
+class _IRTMethod(Method):
+    rng_stream = "irt_anchors"
+    needs_prefit = "irt"
+
+    def __init__(self, irt: dict | None = None, bias_every: int = 5):
+        self.irt_params = _fit_params(irt)
+        self.bias_every = int(bias_every)
+
+    def params(self):
+        return {"irt": dict(self.irt_params), "bias_every": self.bias_every}
+
+    def fit(self, source, budget, rng, prefit: IRTTrialFit | None = None):
+        check_budget(source, budget)
+        check_binary(source)
+        if prefit is None:
+            prefit = fit_trial_irt(source, rng, self.irt_params, with_bias=self.wants_bias)
+        elif prefit.disc.shape[0] != source.shape[1]:
+            raise ValueError(f"IRT fit has {prefit.disc.shape[0]} items, source has {source.shape[1]}")
+        self.fit_ = prefit
+        self.n_items_, self.budget_ = source.shape[1], budget
+        self.anchors_, self.weights_ = irt_anchors(prefit.disc, prefit.diff, budget, rng)
+        self.unseen_ = np.setdiff1d(np.arange(self.n_items_), self.anchors_)
+        return self
+
+    def _pirt(self, y: np.ndarray) -> np.ndarray:
+        """Eq. 12 from the targets' anchor responses ``y`` (T, n) (anchor order, repeats kept)."""
+        f = self.fit_
+        theta = irt.estimate_ability(y, f.disc[self.anchors_], f.diff[self.anchors_])
+        irt_part = irt.response_probabilities(theta, f.disc[self.unseen_], f.diff[self.unseen_]).mean(axis=1)
+        share = self.budget_ / self.n_items_
+        return share * y.mean(axis=1) + (1 - share) * irt_part
+
+    def _query(self, oracle):
+        return oracle.query(self.anchors_)
+
+
+@register("p_irt")
+class PIRT(_IRTMethod):
+    """P-IRT (eq. 12): IRT prediction on the unseen items blended with the anchors' mean."""
+
+    wants_bias = False
+
+    def estimate(self, oracle, rng):
+        return self._pirt(self._query(oracle))
+
+
+@register("gp_irt")
+class GPIRT(_IRTMethod):
+    """GP-IRT (eq. 13): ``lambda`` * anchor-weighted mean + (1 - ``lambda``) * P-IRT."""
+
+    wants_bias = True
+
+    def lambda_(self) -> float:
+        return gp_irt_lambda(self.fit_.bias, self.fit_.mean_variance, self.budget_)
+
+    def estimate(self, oracle, rng):
+        y = self._query(oracle)
+        lam = self.lambda_()
+        return lam * (y @ self.weights_) + (1 - lam) * self._pirt(y)
+
+
+def gp_irt_lambda(bias: float, mean_variance: float, budget: int) -> float:
+    """tinyBenchmarks' ``lambda = b^2 / (v + b^2)`` with ``v = mean_variance / (4 n)``.
+
+    lambda -> 1 (trust the anchors) when P-IRT's bias dominates; -> 0 (trust P-IRT) when the
+    anchors' sampling variance dominates (small n, or b -> 0)."""
+    if not np.isfinite(bias):
+        raise ValueError("GP-IRT needs the held-out bias b; the IRT fit was made without it")
+    v = mean_variance / (4 * budget)
+    b2 = bias ** 2
+    if b2 + v == 0:
+        return 0.0
+    return float(b2 / (v + b2))
+
+
+# ------------------------------------------------------------------ storage of per-trial fits
+
+def fits_to_frames(fits: dict[int, IRTTrialFit]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-trial fits as two tidy tables: items (trial, item_idx, disc_0.., diff) and trials."""
+    items, trials = [], []
+    for t, f in sorted(fits.items()):
+        d = {"trial": np.int32(t), "item_idx": np.arange(f.disc.shape[0], dtype=np.int32)}
+        d.update({f"disc_{k}": f.disc[:, k] for k in range(f.dims)})
+        d["diff"] = f.diff
+        items.append(pd.DataFrame(d))
+        trials.append((t, f.bias, f.mean_variance, f.dims))
+    return (pd.concat(items, ignore_index=True),
+            pd.DataFrame(trials, columns=["trial", "bias", "mean_variance", "dims"]).astype({"trial": np.int32}))
+
+
+def frames_to_fits(items: pd.DataFrame, trials: pd.DataFrame) -> dict[int, IRTTrialFit]:
+    disc_cols = sorted((c for c in items.columns if c.startswith("disc_")), key=lambda c: int(c[5:]))
+    out = {}
+    for (t, g), (_, row) in zip(items.groupby("trial", sort=True), trials.sort_values("trial").iterrows()):
+        if int(row.trial) != int(t):
+            raise DataError("IRT fits", "trial", f"item table and trial table disagree (trial {t} vs {row.trial})",
+                            "delete results/irt and rerun")
+        g = g.sort_values("item_idx")
+        out[int(t)] = IRTTrialFit(disc=g[disc_cols].to_numpy(np.float64), diff=g["diff"].to_numpy(np.float64),
+                                  bias=float(row.bias), mean_variance=float(row.mean_variance))
+    return out

@@ -1,0 +1,23 @@
+from pathlib import Path
+
+import pandas as pd
+
+from benchcast.data.item_level import load_response_matrix, write_parquet_atomic
+from benchcast.harness import splits_by_trial
+from benchcast.methods.irt_methods import fit_irt_trials, fits_to_frames
+from benchcast.workflow_support import job_logger
+
+log = job_logger(snakemake)
+w = snakemake.wildcards
+matrix = load_response_matrix(Path(snakemake.input.models).parent, w.dataset)
+by_trial = splits_by_trial(pd.read_parquet(snakemake.input.splits), matrix)
+params = dict(snakemake.params.irt)
+log(f"{w.dataset} {w.split}: IRT fits of {len(by_trial)} trials, params={params}, bias={snakemake.params.with_bias}")
+fits = fit_irt_trials(matrix.scores, by_trial, snakemake.params.seed, params, snakemake.params.with_bias, log=log)
+items, trials = fits_to_frames(fits)
+timing = pd.DataFrame({"trial": list(fits), "fit_seconds": [f.fit_seconds for f in fits.values()],
+                       "bias_seconds": [f.bias_seconds for f in fits.values()]})
+write_parquet_atomic(timing, snakemake.output.timing)
+write_parquet_atomic(trials, snakemake.output.trials)
+write_parquet_atomic(items, snakemake.output.items)
+log(f"done: {timing.fit_seconds.sum():.1f}s full fits, {timing.bias_seconds.sum():.1f}s bias refits")
