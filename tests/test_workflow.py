@@ -79,7 +79,13 @@ def make_workdir(root: Path, methods=None, trials=3) -> Path:
                 {"name": "lasso", "params": {"n_alphas": 30}},
                 {"name": "pca", "params": {"k_grid": [2, 5]}},
                 {"name": "random_search_learn", "params": {"num_search": 20}},
+                {"name": "double_optimize", "params": {"max_steps": 50}},
+                {"name": "anchor_points_weighted"},
+                {"name": "anchor_points_predictor"},
+                {"name": "p_irt"},
+                {"name": "gp_irt"},
             ],
+            "irt": {"dims": 2},
             "paper_values": "paper.csv",
             "figure5": {"dataset": "toy_b", "split": "interpolation", "bins": 3},
         },
@@ -109,7 +115,7 @@ def test_end_to_end_outputs(finished_run):
     assert list(pvo.columns) == ["dataset", "split", "n", "method", "ours", "paper"]
     # every configured cell has ours; the paper's cells for data we did not run stay, with ours empty
     ran = pvo[pvo.dataset.isin(["toy_a", "toy_b"])]
-    assert len(ran) == 2 * 2 * 6 and ran.ours.notna().all()
+    assert len(ran) == 2 * 2 * 11 and ran.ours.notna().all()
     assert pvo[pvo.dataset == "not_run"].ours.isna().all() and (pvo.dataset == "not_run").sum() == 4
     cells = pd.read_parquet(finished_run / "results/metrics/misses_the_mark/cells.parquet")
     assert np.allclose(cells.loc[cells.method == "random_sampling", "reduction"], 0.0)
@@ -157,6 +163,25 @@ def test_changing_one_method_param_reruns_only_that_method(finished_run, tmp_pat
     runs = [line for line in out.splitlines() if line.strip().startswith("wildcards:") and "method=" in line]
     assert runs and all("method=aipw" in line for line in runs), runs
     assert len(runs) == 5  # 2 datasets x 2 splits at n=10, plus Figure 5's AIPW (n=50) job
+
+
+def test_irt_fit_is_shared_and_reruns_only_irt_methods(finished_run, tmp_path):
+    # one IRT job per (dataset, split), read by both P-IRT and GP-IRT ...
+    irt_logs = sorted((finished_run / "logs/misses_the_mark/irt").rglob("*.log"))
+    assert len(irt_logs) == 4
+    timing = pd.read_parquet(finished_run / "results/timing/misses_the_mark/toy_a/interpolation/gp_irt/n=10.parquet")
+    assert (timing["prefit_seconds"] > 0).all()
+    # ... and changing the IRT settings reruns exactly those jobs and the IRT methods
+    work = tmp_path / "wf_irt"
+    shutil.copytree(finished_run, work, symlinks=True)
+    cfg_path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["misses_the_mark"]["irt"]["dims"] = 3
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    out = snakemake(work, "-n", "--cores", "1").stdout
+    jobs = [line.strip() for line in out.splitlines() if line.strip().startswith("wildcards:")]
+    assert sum("method=" not in j for j in jobs) == 4, jobs   # the 4 mtm_irt jobs
+    assert {j.split("method=")[1].split(",")[0] for j in jobs if "method=" in j} == {"p_irt", "gp_irt"}
 
 
 def test_unknown_method_fails_with_clear_message(tmp_path):

@@ -30,6 +30,7 @@ it because it decides ties in the ``argmax`` -- notably every constant item (cor
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import kmedoids
@@ -76,8 +77,16 @@ def kmedoids_anchors(dissimilarity: np.ndarray, n: int, rng: np.random.Generator
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     seed = draw_seed(rng)
-    res = kmedoids.fasterpam(dissimilarity, int(n), max_iter=int(max_iter), init=init,
-                             random_state=seed, n_cpu=int(n_cpu))
+    medoids = int(n)
+    with warnings.catch_warnings():
+        if init == "first":
+            # kmedoids 0.5.5 builds np.arange(n) (int64) for "first", which its Rust core
+            # rejects; pass the same initial medoids as uintp (the seed still shuffles the
+            # processing order, despite kmedoids' "seed will be ignored" warning)
+            medoids = np.arange(int(n), dtype=np.uintp)
+            warnings.filterwarnings("ignore", message="Seed will be ignored")
+        res = kmedoids.fasterpam(dissimilarity, medoids, max_iter=int(max_iter), init=init,
+                                 random_state=seed, n_cpu=int(n_cpu))
     return dedupe_medoids(res.medoids)
 
 

@@ -10,7 +10,8 @@ MTM_IRT_TIMING = "results/timing/misses_the_mark/{dataset}/{split}/irt.parquet"
 
 
 def mtm_needs_irt(method_label):
-    return REGISTRY[MTM_METHOD_NAME[method_label]].needs_prefit == "irt"
+    name = MTM_METHOD_NAME.get(method_label, method_label)  # Figure 5 may ask for an unconfigured AIPW
+    return name in REGISTRY and REGISTRY[name].needs_prefit == "irt"
 
 
 def mtm_run_inputs(w):
@@ -98,7 +99,7 @@ rule mtm_irt:
         item_table="results/data/{dataset}/items.parquet",
         splits="results/splits/misses_the_mark/{dataset}/{split}.parquet",
     output:
-        items=f"{MTM_IRT}/items.parquet",
+        item_params=f"{MTM_IRT}/items.parquet",
         trials=f"{MTM_IRT}/trials.parquet",
         timing=MTM_IRT_TIMING,
     params:

@@ -19,5 +19,5 @@ timing = pd.DataFrame({"trial": list(fits), "fit_seconds": [f.fit_seconds for f 
                        "bias_seconds": [f.bias_seconds for f in fits.values()]})
 write_parquet_atomic(timing, snakemake.output.timing)
 write_parquet_atomic(trials, snakemake.output.trials)
-write_parquet_atomic(items, snakemake.output.items)
+write_parquet_atomic(items, snakemake.output.item_params)
 log(f"done: {timing.fit_seconds.sum():.1f}s full fits, {timing.bias_seconds.sum():.1f}s bias refits")

@@ -20,6 +20,12 @@ The py-irt half runs in its own venv (``workflow/scripts/irt_validation_pyirt.py
 pins pandas<3) and writes an ``.npz``; :func:`load_pyirt_npz` reads it back. Both fits are
 expressed in one convention, ``logit = ability @ disc.T - dims * diff`` (that of
 ``benchcast.irt``), so ``diff`` is directly comparable (the intercept divided by ``dims``).
+
+Caveat: the paper ran tinyBenchmarks' *modified* copy of py-irt, whose ``multidim_2pl`` has
+exactly that logit (scalar ``diff`` per item, signed Normal ``disc``). The released py-irt
+0.7.1 ``multidim_2pl`` is a different model -- ``sum_d disc[i,d] * (ability[j,d] -
+diff[i,d])`` with LogNormal ``disc`` and a per-dimension ``diff`` -- so the py-irt script
+offers both (``--variant paper`` / ``pyirt``) and converts either to the common convention.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 from scipy.stats import pearsonr, spearmanr
 
 from benchcast.tables import to_markdown
@@ -181,7 +188,7 @@ def compare_item_parameters(ours, theirs) -> dict[str, float]:
     la, lb = logits(ab_a, disc_a, diff_a), logits(ab_b, disc_b, diff_b)
     out["logit_pearson"] = _corr(pearsonr, la, lb)
     out["logit_spearman"] = _corr(spearmanr, la, lb)
-    out["prob_pearson"] = _corr(pearsonr, 1.0 / (1.0 + np.exp(-la)), 1.0 / (1.0 + np.exp(-lb)))
+    out["prob_pearson"] = _corr(pearsonr, expit(la), expit(lb))
     ca, cb = la - la.mean(axis=0), lb - lb.mean(axis=0)
     denom = np.sqrt((ca ** 2).sum(axis=0) * (cb ** 2).sum(axis=0))
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -1,0 +1,143 @@
+"""P-IRT and GP-IRT (eqs. 12-13): lambda limits, budget, prefit reuse, storage round trip."""
+
+import numpy as np
+import pytest
+
+from benchcast.errors import BudgetExceeded, DataError
+from benchcast.harness import run_job
+from benchcast.methods import make_method
+from benchcast.methods.irt_methods import (
+    GPIRT, IRTTrialFit, fit_irt_trials, fit_trial_irt, fits_to_frames, frames_to_fits, gp_irt_lambda, irt_anchors,
+)
+from benchcast.oracle import Oracle
+
+
+def simulated(n_models=60, n_items=150, seed=0):
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(size=(n_models, 2))
+    disc = rng.normal(1.0, 0.3, size=(n_items, 2))
+    diff = rng.normal(size=n_items)
+    p = 1 / (1 + np.exp(-(ability @ disc.T - 2 * diff)))
+    return (rng.random(p.shape) < p).astype(float)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return simulated()
+
+
+@pytest.fixture(scope="module")
+def trial_fit(data):
+    return fit_trial_irt(data[:45], np.random.default_rng(1), {"dims": 2})
+
+
+def test_lambda_limits():
+    # no P-IRT bias -> trust P-IRT entirely; bias dominating the anchors' variance -> trust the anchors
+    assert gp_irt_lambda(0.0, 0.25, 50) == 0.0
+    assert gp_irt_lambda(10.0, 0.25, 50) == pytest.approx(1.0, abs=1e-4)
+    # more anchors -> smaller sampling variance v -> lambda grows towards 1
+    lams = [gp_irt_lambda(0.02, 0.2, n) for n in (10, 100, 1000, 100_000)]
+    assert all(a < b for a, b in zip(lams, lams[1:])) and lams[-1] > 0.99 and lams[0] < 0.2
+    # lambda = b^2 / (v + b^2) with v = mean_variance / (4 n): a hand-computed value
+    assert gp_irt_lambda(0.05, 0.2, 50) == pytest.approx(0.0025 / (0.001 + 0.0025))
+    with pytest.raises(ValueError, match="bias"):
+        gp_irt_lambda(float("nan"), 0.2, 50)
+
+
+def test_trial_fit_contents(trial_fit, data):
+    assert trial_fit.disc.shape == (150, 2) and trial_fit.diff.shape == (150,)
+    assert 0 <= trial_fit.bias < 0.2
+    assert trial_fit.mean_variance == pytest.approx(np.var(data[:45], axis=1).mean())
+
+
+@pytest.mark.parametrize("name", ["p_irt", "gp_irt"])
+def test_budget_is_respected_and_estimates_are_sane(name, data, trial_fit):
+    m = make_method(name, {"irt": {"dims": 2}})
+    m.fit(data[:45], 20, np.random.default_rng(2), prefit=trial_fit)
+    oracle = Oracle(data[45:], 20)
+    est = m.estimate(oracle, np.random.default_rng(3))
+    assert (oracle.spent <= 20).all() and est.shape == (15,)
+    truth = data[45:].mean(axis=1)
+    assert np.abs(est - truth).mean() < 0.08          # far better than chance on a 2-dim IRT world
+    with pytest.raises(BudgetExceeded):
+        make_method(name).fit(data[:45], 150, np.random.default_rng(0))
+
+
+def test_p_irt_equals_eq12_by_hand(data, trial_fit):
+    from benchcast import irt
+
+    m = make_method("p_irt").fit(data[:45], 20, np.random.default_rng(2), prefit=trial_fit)
+    y = data[45:][:, m.anchors_]
+    theta = irt.estimate_ability(y, trial_fit.disc[m.anchors_], trial_fit.diff[m.anchors_])
+    unseen = np.setdiff1d(np.arange(150), m.anchors_)
+    p = irt.response_probabilities(theta, trial_fit.disc[unseen], trial_fit.diff[unseen]).mean(axis=1)
+    expected = 20 / 150 * y.mean(axis=1) + (1 - 20 / 150) * p
+    np.testing.assert_allclose(m.estimate(Oracle(data[45:], 20), None), expected, rtol=1e-12)
+
+
+def test_gp_irt_is_the_lambda_mix_of_anchor_weighted_and_p_irt(data, trial_fit):
+    p = make_method("p_irt").fit(data[:45], 20, np.random.default_rng(2), prefit=trial_fit)
+    g = make_method("gp_irt").fit(data[:45], 20, np.random.default_rng(2), prefit=trial_fit)
+    np.testing.assert_array_equal(p.anchors_, g.anchors_)       # same stream -> same anchors
+    lam = g.lambda_()
+    assert 0 < lam < 1
+    anchor_weighted = data[45:][:, g.anchors_] @ g.weights_
+    expected = lam * anchor_weighted + (1 - lam) * p.estimate(Oracle(data[45:], 20), None)
+    np.testing.assert_allclose(g.estimate(Oracle(data[45:], 20), None), expected, rtol=1e-12)
+    assert g.weights_.sum() == pytest.approx(1.0)
+
+
+def test_anchors_are_kmeans_nearest_items():
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.0, 0.0, 0.0], [5.0, 5.0, 0.0], [0.0, 5.0, 5.0]])
+    sizes = [10, 20, 30]
+    x = np.vstack([c + 0.01 * rng.normal(size=(s, 3)) for c, s in zip(centres, sizes)])
+    anchors, weights = irt_anchors(x[:, :2], x[:, 2], 3, np.random.default_rng(1))
+    groups = np.repeat([0, 1, 2], sizes)
+    assert sorted(groups[anchors]) == [0, 1, 2]
+    assert sorted(weights) == pytest.approx([10 / 60, 20 / 60, 30 / 60])
+
+
+def test_self_fit_equals_prefit(data):
+    """Without a prefit the method fits the IRT itself, with the same result as the shared job."""
+    from benchcast import seeding
+    from benchcast.harness import make_splits
+    from benchcast.data.item_level import ResponseMatrix
+
+    matrix = ResponseMatrix("toy", data, [f"m{i}" for i in range(60)], [f"m{i}" for i in range(60)],
+                            [f"i{j}" for j in range(150)], ["t"] * 150)
+    splits = make_splits(matrix, "interpolation", 2, 0, {"target_fraction": 0.25})
+    from benchcast.harness import splits_by_trial
+
+    fits = fit_irt_trials(data, splits_by_trial(splits, matrix), 0, {"dims": 2}, with_bias=True)
+    with_prefit = run_job(matrix, splits, "gp_irt", {"irt": {"dims": 2}}, 15, 0, prefit=fits).estimates
+    assert with_prefit.estimate.notna().all() and (with_prefit.items_queried <= 15).all()
+    # the stored fit round-trips exactly through its Parquet tables
+    back = frames_to_fits(*fits_to_frames(fits))
+    for t in fits:
+        np.testing.assert_array_equal(back[t].disc, fits[t].disc)
+        np.testing.assert_array_equal(back[t].diff, fits[t].diff)
+        assert back[t].bias == fits[t].bias
+    again = run_job(matrix, splits, "gp_irt", {"irt": {"dims": 2}}, 15, 0, prefit=back).estimates
+    np.testing.assert_array_equal(again.estimate, with_prefit.estimate)
+    assert seeding.stream_id("irt_anchors") == seeding.stream_id(GPIRT.rng_stream)
+
+
+def test_non_binary_scores_are_refused(data):
+    bad = data[:45].copy()
+    bad[0, 0] = 0.5
+    with pytest.raises(DataError, match="binary"):
+        make_method("p_irt").fit(bad, 10, np.random.default_rng(0))
+
+
+def test_unknown_irt_parameter_is_a_config_error():
+    from benchcast.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown IRT parameter"):
+        make_method("gp_irt", {"irt": {"dimz": 3}})
+
+
+def test_prefit_dims_mismatch_items_is_refused(data):
+    fit = IRTTrialFit(disc=np.zeros((10, 2)), diff=np.zeros(10), bias=0.1, mean_variance=0.2)
+    with pytest.raises(ValueError, match="items"):
+        make_method("p_irt").fit(data[:45], 5, np.random.default_rng(0), prefit=fit)
