@@ -7,6 +7,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/misses_the_mark.smk"
+include: "workflow/rules/irt_validation.smk"
 
 
 report: "workflow/report/workflow.rst"

@@ -59,6 +59,7 @@ _ROUND_ITER = 50         # L-BFGS iterations per preconditioned round (scales up
 _SCALE_RTOL = 0.01       # stop when no learned disc scale moves by more than 1%
 _MIN_GAMMA = 1e-3
 _MIN_DISC_VAR, _MAX_DISC_VAR = 1e-8, 1e4
+_EXP = {"alpha": 1.0, "beta": 0.0, "learn_diff_scale": False, "learn_means": False, "disc_mean": True}
 
 
 @dataclass
@@ -152,6 +153,8 @@ class _Objective:
         self.const = (signs.size - self.n_obs) * np.log(2.0)
         self.pa, self.pb = float(prec_ability), float(prec_diff)
         self.pg = np.broadcast_to(np.asarray(prec_disc, dtype=np.float64), (dims,)).copy()
+        self.mg = np.zeros(dims)   # prior means of disc (per dimension) and diff (learned or 0)
+        self.mb = 0.0
         self.scale = np.full(self.na + self.nd + self.n_items, 1.0 / np.sqrt(self.norm))
         self._z = np.empty(signs.shape)
         self._e = np.empty(signs.shape)
@@ -193,15 +196,17 @@ class _Objective:
         np.multiply(z, e, out=z, where=pos)
         z *= self.signs
         np.negative(z, out=z)                    # R = P - Y (0 where unobserved)
-        prior = 0.5 * (self.pa * np.dot(x[:self.na], x[:self.na]) + np.sum(self.pg * np.einsum("id,id->d", G, G))
-                       + self.pb * np.dot(b, b))
+        Gc = G - self.mg
+        bc = b - self.mb
+        prior = 0.5 * (self.pa * np.dot(x[:self.na], x[:self.na]) + np.sum(self.pg * np.einsum("id,id->d", Gc, Gc))
+                       + self.pb * np.dot(bc, bc))
         grad = np.empty_like(x)
         gA, gG, _ = self.split(grad)
         np.matmul(z, G, out=gA)
         gA += self.pa * A
         np.matmul(z.T, A, out=gG)
-        gG += self.pg * G
-        grad[self.na + self.nd:] = -self.dims * z.sum(axis=0) + self.pb * b
+        gG += self.pg * Gc
+        grad[self.na + self.nd:] = -self.dims * z.sum(axis=0) + self.pb * bc
         return float(nll + prior), grad
 
     def scaled(self, u: np.ndarray) -> tuple[float, np.ndarray]:
@@ -319,6 +324,7 @@ def _fit_map(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generato
     """
     n_subjects, n_items = Y.shape
     learn_disc = sg is None
+    learn_means = _EXP["learn_means"]
     if learn_disc:
         sg = 1.0
     signs = np.zeros(Y.shape)
@@ -337,18 +343,32 @@ def _fit_map(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generato
     budget = int(max_iter)
     x, res = obj.minimize(x, min(_WARMUP_ITER, budget), tol)
     total = int(res.nit)
-    converged = not learn_disc and bool(res.success) and res.nit < _WARMUP_ITER
+    converged = not (learn_disc or learn_means) and bool(res.success) and res.nit < _WARMUP_ITER
     if not converged:
         while total < budget:
             hA, hG, hb = obj.gauss_newton_diag(x, mask)
             change = 0.0
+            _, G, b = obj.split(x)
+            if learn_means:
+                mg_new = G.mean(axis=0) if _EXP["disc_mean"] else obj.mg
+                change = max(change, float(np.max(np.abs(mg_new - obj.mg) * np.sqrt(obj.pg))))
+                obj.mg = mg_new
+                obj.mb = float(b.mean())
             if learn_disc:
-                G = obj.split(x)[1]
+                Gc = G - obj.mg
                 gamma = np.maximum((1.0 - obj.pg / hG).sum(axis=0), _MIN_GAMMA)
-                s2 = np.clip(np.einsum("id,id->d", G, G) / gamma, _MIN_DISC_VAR, _MAX_DISC_VAR)
+                s2 = np.clip((np.einsum("id,id->d", Gc, Gc) + 2.0 * _EXP["beta"]) / (gamma + 2.0 * (_EXP["alpha"] - 1.0)),
+                             _MIN_DISC_VAR, _MAX_DISC_VAR)
                 hG += 1.0 / s2 - obj.pg
-                change = float(np.max(np.abs(np.log(s2 * obj.pg)))) / 2.0   # max |log(s_new / s_old)|
+                change = max(change, float(np.max(np.abs(np.log(s2 * obj.pg)))) / 2.0)   # max |log(s_new / s_old)|
                 obj.pg = 1.0 / s2
+            if _EXP["learn_diff_scale"]:
+                bc = b - obj.mb
+                gb = max(float((1.0 - obj.pb / hb).sum()), _MIN_GAMMA)
+                sb2 = float(np.clip(bc @ bc / gb, _MIN_DISC_VAR, _MAX_DISC_VAR))
+                hb += 1.0 / sb2 - obj.pb
+                change = max(change, abs(np.log(sb2 * obj.pb)) / 2.0)
+                obj.pb = 1.0 / sb2
             obj.set_preconditioner(hA, hG, hb)
             steps = min(_ROUND_ITER, budget - total)
             x, res = obj.minimize(x, steps, tol)
