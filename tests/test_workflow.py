@@ -243,3 +243,53 @@ def test_method_label_runs_a_variant_side_by_side(tmp_path):
     dup = make_workdir(tmp_path / "wf6", methods=[{"name": "pca"}, {"name": "pca"}])
     proc = snakemake(dup, "-n", check=False)
     assert proc.returncode != 0 and "distinct label" in proc.stdout + proc.stderr
+
+
+FAKE_PYIRT = '''
+import argparse, time
+import numpy as np, pandas as pd
+from benchcast import irt
+p = argparse.ArgumentParser()
+for a in ("--responses", "--models", "--mask", "--out", "--variant"):
+    p.add_argument(a)
+for a in ("--epochs", "--dims", "--seed", "--threads"):
+    p.add_argument(a, type=int)
+p.add_argument("--lr", type=float)
+a = p.parse_args()
+r, m = pd.read_parquet(a.responses), pd.read_parquet(a.models)
+Y = np.zeros((r.model_idx.max() + 1, r.item_idx.max() + 1))
+Y[r.model_idx, r.item_idx] = r.score
+Y = Y[m.loc[~m.excluded, "model_idx"].to_numpy()]
+t = time.perf_counter()
+f = irt.fit_mirt_2pl(Y, ~np.load(a.mask), dims=a.dims, rng=np.random.default_rng(a.seed + 1))
+np.savez(a.out, disc=f.disc, diff=f.diff, ability=f.ability, fit_seconds=time.perf_counter() - t)
+'''
+
+
+def test_irt_validation_report_wiring(tmp_path):
+    """The validation target runs end to end; a stand-in for py-irt's venv (our own fit under
+    another seed) checks the wiring without installing torch in the tests."""
+    work = make_workdir(tmp_path / "wf_irtv", methods=[{"name": "random_sampling"}])
+    fake = tmp_path / "fake_pyirt.py"
+    fake.write_text(FAKE_PYIRT)
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\nshift\nexec {sys.executable} {fake} \"$@\"\n")
+    python.chmod(0o755)
+    cfg_path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["irt_validation"] = {"datasets": ["toy_a"], "dims": 2, "pyirt_python": str(python), "variants": ["paper"]}
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    snakemake(work, "irt_validation", "--cores", "2", "--quiet")
+    fits = pd.read_csv(work / "results/tables/irt_validation/fits.csv")
+    assert len(fits) == 2 and fits.heldout_loglik.between(-0.69, 0).all()
+    mask = np.load(work / "results/irt_validation/toy_a/mask.npy")
+    assert mask.shape == (24, 90) and abs(mask.mean() - 0.1) < 0.01
+    comp = pd.read_csv(work / "results/tables/irt_validation/comparison.csv")
+    assert comp.logit_pearson.iloc[0] > 0.9          # two fits of one model on one matrix agree
+    assert "Held-out log-likelihood" in (work / "results/tables/irt_validation/report.md").read_text()
+    # without py-irt's venv the job stops and says how to make it
+    cfg["irt_validation"]["pyirt_python"] = str(tmp_path / "missing" / "python")
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(work, "--cores", "1", "--forcerun", "irtv_pyirt", "irt_validation", check=False)
+    log = (work / "logs/irt_validation/toy_a/pyirt_paper.log").read_text()
+    assert proc.returncode != 0 and "setup_pyirt_env.sh" in log

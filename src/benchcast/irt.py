@@ -46,7 +46,7 @@ __all__ = [
 #: Prior standard deviations of the MAP fit (see :func:`fit_mirt_2pl` for why these values).
 DEFAULT_ABILITY_SCALE = 1.0
 DEFAULT_DISC_SCALE = None   # learned per dimension by empirical Bayes
-DEFAULT_DIFF_SCALE = 1.0
+DEFAULT_DIFF_SCALE = None   # learned by empirical Bayes
 #: Ridge (in NLL units, ``ML_RIDGE / 2 * |theta|^2``) added to the ML ability problem of
 #: :func:`estimate_ability` when ``prior_scale is None`` -- only to keep separable patterns finite
 #: (see there for why 1e-4).
@@ -59,7 +59,6 @@ _ROUND_ITER = 50         # L-BFGS iterations per preconditioned round (scales up
 _SCALE_RTOL = 0.01       # stop when no learned disc scale moves by more than 1%
 _MIN_GAMMA = 1e-3
 _MIN_DISC_VAR, _MAX_DISC_VAR = 1e-8, 1e4
-_EXP = {"alpha": 1.0, "beta": 0.0, "learn_diff_scale": False, "learn_means": False, "disc_mean": True}
 
 
 @dataclass
@@ -223,8 +222,8 @@ class _Objective:
 
 def fit_mirt_2pl(responses: np.ndarray, observed: np.ndarray | None = None, *, dims: int = 10,
                  rng: np.random.Generator, ability_scale: float = DEFAULT_ABILITY_SCALE,
-                 disc_scale: float | None = DEFAULT_DISC_SCALE, diff_scale: float = DEFAULT_DIFF_SCALE,
-                 max_iter: int = 3000, tol: float = 1e-5) -> IRTParams:
+                 disc_scale: float | None = DEFAULT_DISC_SCALE, diff_scale: float | None = DEFAULT_DIFF_SCALE,
+                 max_iter: int = 3000, tol: float = 1e-5, prior_means: bool = True) -> IRTParams:
     """MAP fit of the multidimensional 2PL of tinyBenchmarks / py-irt ``multidim_2pl``.
 
     Model (Polo et al. 2024; the paper's P-IRT / GP-IRT, App. A.2): ``Y[j, i] ~
@@ -302,31 +301,34 @@ def fit_mirt_2pl(responses: np.ndarray, observed: np.ndarray | None = None, *, d
     mask = _as_mask(observed, Y.shape)
     _check_binary(Y[mask], "responses")
     sa = _check_scale("ability_scale", ability_scale)
-    sb = _check_scale("diff_scale", diff_scale)
+    sb = None if diff_scale is None else _check_scale("diff_scale", diff_scale)
     sg = None if disc_scale is None else _check_scale("disc_scale", disc_scale)
     if int(max_iter) < 1:
         raise _bad("max_iter", f"must be >= 1, got {max_iter!r}", "use e.g. max_iter=3000")
     if not (np.isfinite(tol) and tol > 0):
         raise _bad("tol", f"must be a positive number, got {tol!r}", "use e.g. tol=1e-5")
 
-    A, G, b, n_iter, converged, f, _ = _fit_map(Y, mask, dims, rng, sa, sg, sb, int(max_iter), float(tol))
+    A, G, b, n_iter, converged, f, _ = _fit_map(Y, mask, dims, rng, sa, sg, sb, int(max_iter), float(tol),
+                                                learn_means=bool(prior_means))
     A, G = _standardize(A, G)
     return IRTParams(disc=G, diff=b, ability=A, n_iter=n_iter, converged=converged,
                      neg_log_posterior=f)
 
 
 def _fit_map(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generator, sa: float,
-             sg: float | None, sb: float, max_iter: int, tol: float):
-    """The MAP itself (validated inputs; ``sg=None`` learns the disc scales).
+             sg: float | None, sb: float | None, max_iter: int, tol: float, learn_means: bool = False):
+    """The MAP itself (validated inputs; ``sg=None`` / ``sb=None`` learn the disc scales / the
+    diff scale, ``learn_means`` the disc means per dimension and the diff mean).
 
     Returns ``(ability, disc, diff, n_iter, converged, neg_log_posterior, disc_scales)`` in
     the optimiser's own gauge.
     """
     n_subjects, n_items = Y.shape
-    learn_disc = sg is None
-    learn_means = _EXP["learn_means"]
+    learn_disc, learn_diff = sg is None, sb is None
     if learn_disc:
         sg = 1.0
+    if learn_diff:
+        sb = 1.0
     signs = np.zeros(Y.shape)
     signs[mask] = 2.0 * Y[mask] - 1.0
 
@@ -343,26 +345,26 @@ def _fit_map(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generato
     budget = int(max_iter)
     x, res = obj.minimize(x, min(_WARMUP_ITER, budget), tol)
     total = int(res.nit)
-    converged = not (learn_disc or learn_means) and bool(res.success) and res.nit < _WARMUP_ITER
+    converged = not (learn_disc or learn_diff or learn_means) and bool(res.success) and res.nit < _WARMUP_ITER
     if not converged:
         while total < budget:
             hA, hG, hb = obj.gauss_newton_diag(x, mask)
             change = 0.0
             _, G, b = obj.split(x)
             if learn_means:
-                mg_new = G.mean(axis=0) if _EXP["disc_mean"] else obj.mg
-                change = max(change, float(np.max(np.abs(mg_new - obj.mg) * np.sqrt(obj.pg))))
+                # type-II ML prior means (py-irt's N(0, 10) hyperprior on them is negligible here)
+                mg_new = G.mean(axis=0)
+                change = max(change, float(np.max(np.abs(mg_new - obj.mg) * np.sqrt(obj.pg))))   # in prior sds
                 obj.mg = mg_new
                 obj.mb = float(b.mean())
             if learn_disc:
                 Gc = G - obj.mg
                 gamma = np.maximum((1.0 - obj.pg / hG).sum(axis=0), _MIN_GAMMA)
-                s2 = np.clip((np.einsum("id,id->d", Gc, Gc) + 2.0 * _EXP["beta"]) / (gamma + 2.0 * (_EXP["alpha"] - 1.0)),
-                             _MIN_DISC_VAR, _MAX_DISC_VAR)
+                s2 = np.clip(np.einsum("id,id->d", Gc, Gc) / gamma, _MIN_DISC_VAR, _MAX_DISC_VAR)
                 hG += 1.0 / s2 - obj.pg
                 change = max(change, float(np.max(np.abs(np.log(s2 * obj.pg)))) / 2.0)   # max |log(s_new / s_old)|
                 obj.pg = 1.0 / s2
-            if _EXP["learn_diff_scale"]:
+            if learn_diff:
                 bc = b - obj.mb
                 gb = max(float((1.0 - obj.pb / hb).sum()), _MIN_GAMMA)
                 sb2 = float(np.clip(bc @ bc / gb, _MIN_DISC_VAR, _MAX_DISC_VAR))

@@ -49,7 +49,7 @@ rule irtv_pyirt:
         models="results/data/{dataset}/models.parquet",
         responses="results/data/{dataset}/responses.parquet",
         mask=f"{IRTV_DIR}/mask.npy",
-        script="workflow/scripts/irt_validation_pyirt.py",
+        script=f"{workflow.basedir}/workflow/scripts/irt_validation_pyirt.py",
     output:
         f"{IRTV_DIR}/pyirt_{{variant}}.npz",
     wildcard_constraints:
