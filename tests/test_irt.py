@@ -102,9 +102,36 @@ def test_fixed_disc_scale_and_output_gauge(recovery_fit):
     assert fixed.converged
     assert corr(ability @ disc.T, fixed.ability @ fixed.disc.T) >= 0.95
     # the re-gauging leaves the logits of the raw MAP unchanged
-    A, G, b, *_ = irt._fit_map(y, np.ones(y.shape, bool), 3, np.random.default_rng(0), 1.0, 0.8, 1.0, 3000, 1e-5)
+    A, G, b, *_ = irt._fit_map(y, np.ones(y.shape, bool), 3, np.random.default_rng(0), 1.0, 0.8, None, 3000, 1e-5,
+                               learn_means=True)
     np.testing.assert_allclose(fixed.ability @ fixed.disc.T, A @ G.T, atol=1e-9)
     np.testing.assert_array_equal(fixed.diff, b)
+
+
+def test_learned_prior_means_recover_a_nonzero_mean():
+    """Items that all load positively on a general dimension (disc mean 1.2 on dim 0) and a
+    shifted difficulty mean: the learned means recover both."""
+    rng = np.random.default_rng(3)
+    S, I, D = 300, 400, 2
+    ability = rng.normal(size=(S, D))
+    disc = rng.normal(scale=0.3, size=(I, D)) + np.array([1.2, 0.0])
+    diff = rng.normal(0.4, 0.3, size=I)
+    y = (rng.random((S, I)) < 1 / (1 + np.exp(-(ability @ disc.T - D * diff)))).astype(float)
+    fit = irt.fit_mirt_2pl(y, dims=D, rng=np.random.default_rng(0))
+    zero = irt.fit_mirt_2pl(y, dims=D, rng=np.random.default_rng(0), prior_means=False, diff_scale=1.0)
+    assert fit.converged and zero.converged
+    # the output gauge whitens abilities (truth: ~N(0, I)), so disc is the truth up to a rotation
+    assert np.linalg.norm(fit.disc.mean(axis=0)) == pytest.approx(1.2, rel=0.1)
+    assert fit.diff.mean() == pytest.approx(0.4, abs=0.05)
+    assert fit.neg_log_posterior != zero.neg_log_posterior     # the option changes the fit
+    # the raw MAP is a stationary point of the posterior with the learned means
+    mask = np.ones(y.shape, bool)
+    A, G, b, _, conv, f_map, scales = irt._fit_map(y, mask, D, np.random.default_rng(0), 1.0, None, None,
+                                                   3000, 1e-10, learn_means=True)
+    obj = irt._Objective(2 * y - 1, mask, D, 1.0, 1 / scales**2, 1.0)
+    obj.mg, obj.mb = G.mean(axis=0), float(b.mean())
+    f, g = obj.value_grad(np.concatenate([A.ravel(), G.ravel(), b]))
+    assert np.abs(g[:S * D + I * D]).max() < 0.05   # (the learned diff scale is not returned: skip diff)
 
 
 def _tiny_problem(seed=0, S=7, I=9, D=3):
@@ -175,7 +202,8 @@ def test_map_is_a_stationary_point_of_the_posterior():
     f, g = obj.value_grad(np.concatenate([A.ravel(), G.ravel(), b]))
     assert f == pytest.approx(f_map, rel=1e-12)
     assert np.abs(g).max() < 1e-3
-    fit = irt.fit_mirt_2pl(y, dims=2, rng=np.random.default_rng(0), disc_scale=0.7, tol=1e-12)
+    fit = irt.fit_mirt_2pl(y, dims=2, rng=np.random.default_rng(0), disc_scale=0.7, diff_scale=1.0,
+                           prior_means=False, tol=1e-12)
     assert fit.neg_log_posterior == pytest.approx(f_map, rel=1e-12)
 
 
