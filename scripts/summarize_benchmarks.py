@@ -2,7 +2,8 @@
 
     python scripts/summarize_benchmarks.py [benchmarks/misses_the_mark/run] [config.yaml]
 
-Prints one row per method: jobs, summed wall seconds (= CPU-bound job time; the workflow's
+Prints one row per method (plus ``irt``: the shared per-trial IRT fits of P-IRT and GP-IRT, from
+the sibling ``irt/`` benchmark folder): jobs, summed wall seconds and CPU seconds (= CPU-bound job time; the workflow's
 wall time on k cores is roughly this sum / k), the longest job, and the peak resident memory of
 any job (max_rss, MB). With a config, only that config's (dataset, split, method, n) jobs count.
 """
@@ -30,9 +31,17 @@ def main(root: str = "benchmarks/misses_the_mark/run", config: str | None = None
             continue
         b = pd.read_csv(f, sep="\t").iloc[-1]
         rows.append({"dataset": dataset, "split": split, "method": method, "n": n,
-                     "seconds": float(b["s"]), "max_rss_mb": float(b["max_rss"])})
+                     "seconds": float(b["s"]), "cpu_seconds": float(b["cpu_time"]), "max_rss_mb": float(b["max_rss"])})
+    datasets = {(r["dataset"], r["split"]) for r in rows}
+    for f in sorted((Path(root).parent / "irt").glob("*/*.tsv")):
+        if keep is not None and (f.parts[-2], f.stem) not in datasets:
+            continue
+        b = pd.read_csv(f, sep="\t").iloc[-1]
+        rows.append({"dataset": f.parts[-2], "split": f.stem, "method": "irt", "n": 0,
+                     "seconds": float(b["s"]), "cpu_seconds": float(b["cpu_time"]), "max_rss_mb": float(b["max_rss"])})
     df = pd.DataFrame(rows)
     summary = df.groupby("method").agg(jobs=("seconds", "size"), total_seconds=("seconds", "sum"),
+                                       cpu_seconds=("cpu_seconds", "sum"),
                                        longest_job_seconds=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max"))
     summary["share_of_total"] = summary["total_seconds"] / summary["total_seconds"].sum()
     return summary.sort_values("total_seconds", ascending=False)

@@ -8,8 +8,10 @@ epochs at learning rate 0.1. For subject (model) ``j`` and item ``i`` that model
 
     logit[j, i] = sum_d disc[i, d] * ability[j, d] - dims * diff[i]
 
-py-irt stores the difficulty as an ``(n_items, 1)`` sample that broadcasts over the ``dims``
-axis before the sum over it, so the intercept is ``dims * diff``; tinyBenchmarks'
+The paper's (tinyBenchmarks') copy of py-irt stores the difficulty as an ``(n_items, 1)``
+sample that broadcasts over the ``dims`` axis before the sum over it, so the intercept is
+``dims * diff`` (the released py-irt 0.7.1 ``multidim_2pl`` is a different model, with a
+positive discrimination and a per-dimension difficulty; see the IRT validation study); tinyBenchmarks'
 ``item_curve`` computes ``clip(a * theta - b, -30, 30).sum(axis=dims)`` with the same effect.
 We keep ``diff`` in that convention because tinyBenchmarks clusters items on the embedding
 ``[disc, diff]`` (:meth:`IRTParams.item_embedding`), so the scale of ``diff`` matters.
