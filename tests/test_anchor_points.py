@@ -272,3 +272,23 @@ def test_registration_params_and_determinism(name):
     np.testing.assert_array_equal(a.estimate(Oracle(tgt, 9), None), b.estimate(Oracle(tgt, 9), None))
     with pytest.raises(BudgetExceeded):
         make_method(name).fit(src, 70, np.random.default_rng(0))
+
+
+def test_dissimilarity_is_cached_for_a_repeated_source_and_selection_is_unchanged():
+    from benchcast import anchors as A
+
+    rng = np.random.default_rng(3)
+    source = (rng.random((30, 60)) < 0.5).astype(float)
+    A._DISSIMILARITY_CACHE.clear()
+    first = A.select_anchors(source, 8, np.random.default_rng(0))
+    d1 = A.item_dissimilarity(source)
+    assert A.item_dissimilarity(source.copy()) is d1          # same content -> cache hit
+    assert not d1.flags.writeable
+    np.testing.assert_array_equal(d1, 1.0 - A.item_correlations(source))
+    second = A.select_anchors(source, 8, np.random.default_rng(0))
+    np.testing.assert_array_equal(first.anchors, second.anchors)
+    np.testing.assert_array_equal(first.weights, second.weights)
+    other = source.copy()
+    other[0, 0] = 1 - other[0, 0]
+    assert A.item_dissimilarity(other) is not d1                # different content -> recomputed
+    assert A.item_dissimilarity(source, absolute=True) is not d1
