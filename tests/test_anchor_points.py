@@ -18,6 +18,7 @@ from benchcast.methods import REGISTRY, make_method
 from benchcast.methods.anchor_points import (AnchorPointsPredictor, AnchorPointsWeighted,
                                              anchor_regression)
 from benchcast.oracle import Oracle
+from simdata import logistic_scores
 
 
 @pytest.fixture(autouse=True)
@@ -39,14 +40,6 @@ def clustered(sizes=(3, 7, 12, 20), n_models=40, noise=0.05, seed=0):
     group = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
     x = protos[group].T + noise * rng.normal(size=(n_models, group.size))
     return 1.0 / (1.0 + np.exp(-x)), group
-
-
-def logistic_scores(n_models, n_items, seed, spread=1.5):
-    rng = np.random.default_rng(seed)
-    ability = rng.normal(scale=spread, size=n_models)
-    difficulty = rng.normal(scale=spread, size=n_items)
-    p = 1.0 / (1.0 + np.exp(-(ability[:, None] - difficulty[None, :])))
-    return (rng.random((n_models, n_items)) < p).astype(np.float64)
 
 
 def paper_weights(source, anchors):

@@ -11,20 +11,13 @@ from benchcast.methods import REGISTRY, make_method
 from benchcast.methods.double_optimize import (Adam, DoubleOptimize, loss_and_grads,
                                                project_capped_simplex, top_n)
 from benchcast.oracle import Oracle
+from simdata import logistic_scores
 
 
 @pytest.fixture(autouse=True)
 def _single_blas_thread():
     with threadpool_limits(limits=1):
         yield
-
-
-def logistic_scores(n_models, n_items, seed, spread=1.5):
-    rng = np.random.default_rng(seed)
-    ability = rng.normal(scale=spread, size=n_models)
-    difficulty = rng.normal(scale=spread, size=n_items)
-    p = 1.0 / (1.0 + np.exp(-(ability[:, None] - difficulty[None, :])))
-    return (rng.random((n_models, n_items)) < p).astype(np.float64)
 
 
 # --------------------------------------------------------------------------- Adam

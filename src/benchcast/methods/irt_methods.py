@@ -113,6 +113,7 @@ def fit_irt_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.
                    log=lambda s: None) -> dict[int, IRTTrialFit]:
     """The IRT fit of every trial's source models (seed stream ``"irt"``), as the workflow's
     ``mtm_irt`` job makes it once per (dataset, split) for all budgets and both methods."""
+    # imported here: benchcast.harness imports the methods package, which imports this module
     from benchcast import seeding
     from benchcast.harness import Progress
 
