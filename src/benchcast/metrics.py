@@ -52,3 +52,25 @@ def normalized_gap(estimate: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """
     sigma = np.sqrt(truth * (1.0 - truth))
     return np.divide(np.abs(truth - estimate), sigma, out=np.full_like(sigma, np.nan), where=sigma > 0)
+
+
+APE_ZERO = 1e-6
+"""|actual| at or below this has no defined percentage error and is left out of MedAPE."""
+
+
+def completion_errors(actual: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
+    """Pooled MedAPE (%), MedAE (score points) and counts of one set of held-out cells
+    (BenchPress Section 4.2, "Metrics").
+
+    Cells without a finite prediction are not scored (they lower *coverage*, which the
+    caller computes as ``n / n_total``); MedAPE leaves out cells with ``|actual| <= 1e-6``.
+    """
+    actual = np.asarray(actual, dtype=np.float64)
+    predicted = np.asarray(predicted, dtype=np.float64)
+    ok = np.isfinite(actual) & np.isfinite(predicted)
+    a, p = actual[ok], predicted[ok]
+    abs_err = np.abs(p - a)
+    nz = np.abs(a) > APE_ZERO
+    medape = float(np.median(abs_err[nz] / np.abs(a[nz])) * 100.0) if nz.any() else float("nan")
+    medae = float(np.median(abs_err)) if abs_err.size else float("nan")
+    return {"medape": medape, "medae": medae, "n": int(ok.sum()), "n_total": int(len(actual))}
