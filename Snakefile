@@ -6,8 +6,19 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
-include: "workflow/rules/misses_the_mark.smk"
+# A study's rules are loaded when config `studies` lists it (so a catalog without its datasets is fine).
+if "misses_the_mark" in config["studies"]:
+
+    include: "workflow/rules/misses_the_mark.smk"
+
+
 include: "workflow/rules/irt_validation.smk"
+
+
+if "benchpress" in config["studies"]:
+
+    include: "workflow/rules/benchpress.smk"
+
 
 
 report: "workflow/report/workflow.rst"
@@ -15,7 +26,8 @@ report: "workflow/report/workflow.rst"
 
 rule all:
     input:
-        mtm_final_outputs(),
+        mtm_final_outputs() if "misses_the_mark" in config["studies"] else [],
+        bp_final_outputs() if "benchpress" in config["studies"] else [],
     default_target: True
 
 

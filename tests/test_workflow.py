@@ -7,6 +7,7 @@ temporary working directory; the repository's Snakefile runs there with ``--dire
 from __future__ import annotations
 
 import filecmp
+import json
 import shutil
 import subprocess
 import sys
@@ -293,3 +294,123 @@ def test_irt_validation_report_wiring(tmp_path):
     proc = snakemake(work, "--cores", "1", "--forcerun", "irtv_pyirt", "irt_validation", check=False)
     log = (work / "logs/irt_validation/toy_a/pyirt_paper.log").read_text()
     assert proc.returncode != 0 and "setup_pyirt_env.sh" in log
+
+
+# --------------------------------------------------------------------------- BenchPress
+
+
+def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
+    """A toy BenchPress dump (16 models x 10 benchmarks, one Elo column, ~55% observed) with
+    paper-protocol folds (2 seeds x 3 folds per model) and a tiny grid config."""
+    rng = np.random.default_rng(11)
+    n_m, n_b = 16, 10
+    logits = rng.normal(size=(n_m, 2)) @ rng.normal(size=(2, n_b)) + rng.normal(size=n_b)
+    scores = 100 / (1 + np.exp(-logits))
+    scores[:, 9] = 1200 + 80 * logits[:, 9]                       # an Elo-like column
+    observed = rng.random((n_m, n_b)) < 0.55
+    observed[:, :2] = True
+    observed[np.arange(n_m), rng.integers(2, n_b, n_m)] = True
+    doc = {
+        "models": [{"id": f"m{i}", "name": f"Model {i}", "provider": "P", "reasoning": bool(i % 2),
+                    "release_date": f"2025-{1 + i % 12:02d}"} for i in range(n_m)],
+        "benchmarks": [{"id": f"b{j}", "name": f"Bench {j}"} for j in range(n_b)],
+        "observed": [[round(float(scores[i, j]), 2) if observed[i, j] else None for j in range(n_b)] for i in range(n_m)],
+        "sources": [[None] * n_b for _ in range(n_m)],
+    }
+    raw = root / "raw" / "benchpress"
+    (raw / "website").mkdir(parents=True)
+    (raw / "website" / "data.json").write_text(json.dumps(doc))
+    folds = []
+    for seed in (42, 43):
+        g = np.random.RandomState(seed)
+        per_model = []
+        for i in range(n_m):
+            js = list(np.flatnonzero(observed[i]))
+            g.shuffle(js)
+            per_model.append(js)
+        for k in range(3):
+            cells = []
+            for i, js in enumerate(per_model):
+                size = max(1, len(js) // 3)
+                hidden = js[k * size: (k + 1) * size] if k < 2 else js[2 * size:]
+                cells += [[i, int(j)] for j in hidden]
+            folds.append({"seed": seed, "fold": k, "test_cells": cells})
+    (raw / "folds.json").write_text(json.dumps({"n_models": n_m, "n_bench": n_b, "folds": folds}))
+    catalog = {
+        "sources": {"benchpress": {"repository": "example/bp", "commit": "0" * 40}},
+        "url_template": "https://example.invalid/{repository}/{commit}/{path}",
+        "datasets": {"toy_bp": {
+            "title": "toy", "suite": "toy", "kind": "aggregate", "source": "benchpress", "format": "benchpress_json",
+            "files": {"scores": {"path": "website/data.json", "sha256": None}, "folds": {"path": "folds.json", "sha256": None}},
+            "n_models": n_m, "n_items": n_b, "mirrored": True}},
+    }
+    (root / "config").mkdir()
+    (root / "config" / "catalog.yaml").write_text(yaml.safe_dump(catalog))
+    paper = pd.DataFrame([{"table": "table11", "row": f"{t}|{m}", "column": c, "paper": v, "note": ""}
+                          for t in ("identity", "logit") for m in ("benchmark_mean", "bias_als", "bench_reg")
+                          for c, v in (("rank", 1.0), ("medape", 10.0), ("medae", 5.0), ("coverage", 1.0))])
+    paper.to_csv(root / "paper.csv", index=False)
+    config = {
+        "raw_dir": str(root / "raw"), "catalog": "config/catalog.yaml", "studies": ["benchpress"],
+        "benchpress": {"dataset": "toy_bp", "transforms": ["identity", "logit"], "paper_values": "paper.csv",
+                       "methods": [{"name": "benchmark_mean"}, {"name": "bias_als", "grid": [{"rank": 2, "lam": 0.1}]},
+                                   {"name": "bench_reg", "grid": [{"k": grid_k, "min_r2": 0.1}]}]},
+    }
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    return root
+
+
+@pytest.fixture(scope="module")
+def benchpress_run(tmp_path_factory) -> Path:
+    work = make_benchpress_workdir(tmp_path_factory.mktemp("bp1"))
+    snakemake(work, "--cores", "2", "--quiet")
+    return work
+
+
+def test_benchpress_grid_end_to_end(benchpress_run):
+    work = benchpress_run
+    t11 = pd.read_csv(work / "results/tables/benchpress/table11.csv")
+    assert len(t11) == 6 and list(t11["rank"]) == list(range(1, 7))
+    assert (t11["n_folds"] == 6).all()
+    als = t11[t11.method == "bias_als"]
+    assert (als.coverage == 1.0).all() and (als.medape < t11[t11.method == "benchmark_mean"].medape.max()).all()
+    cells = pd.read_parquet(work / "results/runs/benchpress/grid/logit/bias_als.parquet")
+    folds = json.loads((work / "raw/benchpress/folds.json").read_text())["folds"]
+    assert len(cells) == sum(len(f["test_cells"]) for f in folds)
+    pvo = pd.read_csv(work / "results/tables/benchpress/paper_vs_ours.csv")
+    assert set(pvo.columns) == {"table", "row", "column", "ours", "paper"} and len(pvo) == 6 * 4
+    acc = pd.read_csv(work / "results/tables/benchpress/grid_acceptance.csv")
+    assert acc.check.str.startswith("Spearman MedAPE over 6").any()
+    assert (work / "results/figures/benchpress/figure11.png").stat().st_size > 1000
+
+
+def test_benchpress_deterministic_and_rerun_scope(benchpress_run, tmp_path):
+    work = make_benchpress_workdir(tmp_path / "bp_again")
+    snakemake(work, "--cores", "1", "--quiet")
+    for rel in ("results/metrics/benchpress/grid_summary.parquet", "results/tables/benchpress/table11.csv",
+                "results/runs/benchpress/grid/identity/bench_reg.parquet"):
+        assert filecmp.cmp(work / rel, benchpress_run / rel, shallow=False), rel
+    cfg_path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["benchpress"]["methods"][2]["grid"] = [{"k": 5, "min_r2": 0.1}]
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    out = snakemake(work, "-n", "--cores", "1").stdout
+    grid_jobs = [line for line in out.splitlines() if line.strip().startswith("wildcards:") and "bpmethod=" in line]
+    assert len(grid_jobs) == 2 and all("bpmethod=bench_reg" in j for j in grid_jobs)
+
+
+def test_benchpress_unknown_method_and_missing_folds(tmp_path):
+    work = make_benchpress_workdir(tmp_path / "bp_bad")
+    cfg_path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["benchpress"]["methods"].append({"name": "svd_plus_plus"})
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(work, "-n", check=False)
+    assert proc.returncode != 0 and "unknown method 'svd_plus_plus'" in proc.stdout + proc.stderr
+    cfg["benchpress"]["methods"].pop()
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    cat = yaml.safe_load((work / "config" / "catalog.yaml").read_text())
+    del cat["datasets"]["toy_bp"]["files"]["folds"]
+    (work / "config" / "catalog.yaml").write_text(yaml.safe_dump(cat))
+    proc = snakemake(work, "-n", check=False)
+    assert proc.returncode != 0 and "has no 'folds' file" in proc.stdout + proc.stderr

@@ -58,3 +58,28 @@ def binned_bars(series: dict[str, pd.DataFrame], path: str | Path, title: str) -
     ax.set_title(title, fontsize=10)
     ax.legend()
     _save(fig, path)
+
+
+def grid_heatmaps(table: pd.DataFrame, transforms: list[str], methods: list[str], path: str | Path) -> None:
+    """BenchPress Figure 11: transform x method grids of MedAPE, MedAE and coverage (best setting
+    per cell); greener = better. ``table`` has columns transform, method, medape, medae, coverage."""
+    t = [x for x in transforms if x in set(table["transform"])]
+    m = [x for x in methods if x in set(table["method"])]
+    panels = [("medape", "MedAPE (%)", "RdYlGn_r", "{:.2f}"), ("medae", "MedAE (points)", "RdYlGn_r", "{:.2f}"),
+              ("coverage", "coverage", "RdYlGn", "{:.0%}")]
+    fig, axes = plt.subplots(1, 3, figsize=(3 * (0.75 * len(m) + 1.5), 0.5 * len(t) + 2.2))
+    for ax, (col, label, cmap, fmt) in zip(np.atleast_1d(axes), panels):
+        grid = table.pivot(index="transform", columns="method", values=col).reindex(index=t, columns=m)
+        v = grid.to_numpy(dtype=float)
+        im = ax.imshow(v, cmap=cmap, aspect="auto")
+        ax.set_xticks(range(len(m)), m, rotation=60, ha="right", fontsize=7)
+        ax.set_yticks(range(len(t)), t, fontsize=7)
+        for i in range(v.shape[0]):
+            for j in range(v.shape[1]):
+                if np.isfinite(v[i, j]):
+                    ax.text(j, i, fmt.format(v[i, j]), ha="center", va="center", fontsize=5.5)
+        fig.colorbar(im, ax=ax, fraction=0.04)
+        ax.set_title(label, fontsize=9)
+    fig.subplots_adjust(wspace=0.5)
+    fig.suptitle("Transform x method grid, best setting per cell (median over held-out folds)", fontsize=10)
+    _save(fig, path)

@@ -219,7 +219,7 @@ def unstandardize(st: Standardized, Z_pred: np.ndarray) -> np.ndarray:
         if tr.name == "quantile":
             for j in np.flatnonzero(st.transformed):
                 rows = missing[:, j] & np.isfinite(T[:, j])
-                train_j = st.train[st.observed[:, j], j]
+                train_j = st.train[np.isfinite(st.train[:, j]), j]
                 if rows.any() and len(train_j) > 1:
                     out[rows, j] = _quantile_inverse_column(T[rows, j], train_j)
         else:

@@ -1,0 +1,207 @@
+"""The BenchPress study, Section 4: the transform x method grid and its tables.
+
+* :func:`load_matrix` -- the ingested Parquet tables as the models x benchmarks matrix in
+  source order (the order the paper's fold file indexes);
+* :func:`run_grid_cell` -- one (transform, method) pair: every hyper-parameter setting on
+  every fold, one row per held-out cell (a Snakemake job);
+* :func:`grid_summary` / :func:`table11` / :func:`table3` -- median-over-folds MedAPE and
+  MedAE with coverage per setting, the best setting per pair by MedAPE (the paper's
+  selection rule, Section 4.2 "Hyperparameter selection"), and the top-15 by each metric;
+* :func:`paper_vs_ours` / :func:`grid_acceptance` -- the comparison with Table 11.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from benchcast.completion.completers import COMPLETERS, get_completer
+from benchcast.completion.evaluation import Fold, evaluate_predictor, summarize_folds
+from benchcast.completion.pipeline import predict_scores
+from benchcast.completion.transforms import TRANSFORM_LABELS, TRANSFORMS, get_transform, percentage_columns
+from benchcast.errors import ConfigError, DataError
+
+__all__ = [
+    "load_matrix", "percentage_flags", "hp_key", "run_grid_cell", "grid_summary", "table11", "table3",
+    "paper_vs_ours", "grid_acceptance", "METHOD_ORDER", "TRANSFORM_ORDER",
+]
+
+TRANSFORM_ORDER = ["identity", "log", "logit", "arcsinh", "sqrt", "probit", "quantile"]
+METHOD_ORDER = list(COMPLETERS)
+
+
+def load_matrix(scores: str | Path, models: str | Path, benchmarks: str | Path) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
+    """The ingested tables as a (models x benchmarks) float matrix, NaN = missing, in table order."""
+    s = pd.read_parquet(scores)
+    m = pd.read_parquet(models)
+    b = pd.read_parquet(benchmarks)
+    rows = pd.Index(m["model_id"]).get_indexer(s["model_id"])
+    cols = pd.Index(b["benchmark_id"]).get_indexer(s["benchmark_id"])
+    if (rows < 0).any() or (cols < 0).any():
+        raise DataError(scores, "model_id/benchmark_id", "a score refers to a model or benchmark not in the tables",
+                        "re-run the ingest so the three Parquet files come from one dump")
+    M = np.full((len(m), len(b)), np.nan)
+    M[rows, cols] = s["score"].to_numpy(dtype=np.float64)
+    return M, m, b
+
+
+def percentage_flags(M: np.ndarray, benchmarks: pd.DataFrame, rule: str) -> np.ndarray | None:
+    """Which columns are percentages: ``range`` (None: the pipeline applies the paper code's
+    observed-range rule to each training matrix) or ``inventory`` (the ingested
+    ``is_percentage`` column from the paper's benchmark inventory)."""
+    if rule == "range":
+        return None
+    if rule == "inventory":
+        if "is_percentage" not in benchmarks.columns or benchmarks["is_percentage"].isna().any():
+            raise DataError("benchmarks.parquet", "is_percentage", "missing or incomplete",
+                            "ingest the benchpress dataset with its benchmark inventory, or use percentage_rule: range")
+        return benchmarks["is_percentage"].to_numpy(dtype=bool)
+    raise ConfigError(f"benchpress.percentage_rule must be 'range' or 'inventory', got {rule!r}")
+
+
+def hp_key(params: dict) -> str:
+    """Canonical text of a hyper-parameter setting (sorted JSON), used as its id in tables."""
+    return json.dumps(params, sort_keys=True)
+
+
+def run_grid_cell(M: np.ndarray, folds: list[Fold], transform: str, method: str, grid: list[dict],
+                  is_percentage: np.ndarray | None = None) -> pd.DataFrame:
+    """Every setting of ``grid`` for one (transform, method) pair on every fold.
+
+    Returns one row per (setting, held-out cell): ``transform, method, hp, seed, fold, model,
+    benchmark, actual, predicted``.
+    """
+    get_transform(transform)
+    get_completer(method)
+    if not grid:
+        raise ConfigError(f"benchpress grid for {method!r} is empty")
+    frames = []
+    for params in grid:
+        cells = evaluate_predictor(M, folds, lambda train: predict_scores(train, transform, method, params, is_percentage))
+        cells.insert(0, "hp", hp_key(params))
+        cells.insert(0, "method", method)
+        cells.insert(0, "transform", transform)
+        frames.append(cells)
+    return pd.concat(frames, ignore_index=True)
+
+
+def grid_summary(cells: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-fold metrics and, per (transform, method, hp), median-over-folds MedAPE / MedAE and coverage."""
+    return summarize_folds(cells, by=["transform", "method", "hp"])
+
+
+def table11(summary: pd.DataFrame) -> pd.DataFrame:
+    """Best setting per (transform, method) by MedAPE (ties: first in grid order), ranked by MedAPE."""
+    s = summary.copy()
+    s["_order"] = s.groupby(["transform", "method"]).cumcount()
+    best = (s.sort_values(["transform", "method", "medape", "_order"], kind="stable")
+            .groupby(["transform", "method"], sort=False).head(1))
+    best = best.sort_values(["medape", "medae"], kind="stable").reset_index(drop=True)
+    best.insert(0, "rank", np.arange(1, len(best) + 1))
+    best["transform_label"] = best["transform"].map(TRANSFORM_LABELS)
+    best["method_label"] = best["method"].map(lambda m: COMPLETERS[m].label)
+    return best.drop(columns="_order")[["rank", "transform", "method", "transform_label", "method_label", "hp",
+                                        "medape", "medae", "coverage", "n_folds"]]
+
+
+def table3(t11: pd.DataFrame, top: int = 15) -> pd.DataFrame:
+    """Top-``top`` configurations ranked independently by MedAPE and by MedAE (Table 3)."""
+    out = []
+    for metric in ("medape", "medae"):
+        ranked = t11.sort_values([metric, "rank"], kind="stable").head(top).reset_index(drop=True)
+        out.append(pd.DataFrame({"metric": metric, "position": np.arange(1, len(ranked) + 1),
+                                 "transform": ranked["transform"], "method": ranked["method"], "hp": ranked["hp"],
+                                 "value": ranked[metric], "coverage": ranked.coverage}))
+    return pd.concat(out, ignore_index=True)
+
+
+def _paper_table11(paper: pd.DataFrame) -> pd.DataFrame:
+    p = paper[paper["table"] == "table11"]
+    wide = p.pivot_table(index="row", columns="column", values="paper", aggfunc="first")
+    hp = p[p["column"] == "hyperparameter"].set_index("row")["note"]
+    wide["paper_hp"] = hp
+    wide = wide.reset_index()
+    wide[["transform", "method"]] = wide["row"].str.split("|", expand=True)
+    return wide.rename(columns={"rank": "paper_rank", "medape": "paper_medape", "medae": "paper_medae",
+                                "coverage": "paper_coverage"}).drop(columns="row")
+
+
+def paper_vs_ours(t11: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Long table ``table, row, column, ours, paper`` for every Table 11 number (rank, MedAPE,
+    MedAE, coverage per transform|method)."""
+    merged = t11.merge(_paper_table11(paper), on=["transform", "method"], how="outer")
+    recs = []
+    for r in merged.itertuples():
+        row = f"{r.transform}|{r.method}"
+        for col in ("rank", "medape", "medae", "coverage"):
+            recs.append({"table": "table11", "row": row, "column": col,
+                         "ours": getattr(r, col), "paper": getattr(r, f"paper_{col}")})
+    return pd.DataFrame(recs)
+
+
+def grid_acceptance(t11: pd.DataFrame, paper: pd.DataFrame, default: dict, medape_tol: float = 0.5,
+                    medae_tol: float = 0.3) -> pd.DataFrame:
+    """Issue acceptance 1: the default predictor's MedAPE / MedAE / coverage against Table 11, and the
+    Spearman correlation of MedAPE over every configuration both tables have."""
+    merged = t11.merge(_paper_table11(paper), on=["transform", "method"], how="inner")
+    d = merged[(merged["transform"] == default["transform"]) & (merged["method"] == default["method"])]
+    rows = []
+    if len(d):
+        r = d.iloc[0]
+        rows += [
+            {"check": "default MedAPE", "ours": r.medape, "paper": r.paper_medape, "tolerance": medape_tol,
+             "pass": abs(r.medape - r.paper_medape) <= medape_tol},
+            {"check": "default MedAE", "ours": r.medae, "paper": r.paper_medae, "tolerance": medae_tol,
+             "pass": abs(r.medae - r.paper_medae) <= medae_tol},
+            {"check": "default coverage", "ours": r.coverage, "paper": r.paper_coverage, "tolerance": 0.0,
+             "pass": r.coverage == 1.0},
+            {"check": "default selected hp", "ours": r.hp, "paper": r.paper_hp, "tolerance": None, "pass": None},
+        ]
+    if len(merged) >= 3:
+        rho = spearmanr(merged.medape, merged.paper_medape).statistic
+        rows.append({"check": f"Spearman MedAPE over {len(merged)} configurations", "ours": rho, "paper": None,
+                     "tolerance": 0.8, "pass": bool(rho >= 0.8)})
+        rho_ae = spearmanr(merged.medae, merged.paper_medae).statistic
+        rows.append({"check": f"Spearman MedAE over {len(merged)} configurations", "ours": rho_ae, "paper": None,
+                     "tolerance": None, "pass": None})
+        rows.append({"check": "mean |MedAPE ours - paper|", "ours": float((merged.medape - merged.paper_medape).abs().mean()),
+                     "paper": None, "tolerance": None, "pass": None})
+        rows.append({"check": "same best hp", "ours": int((merged.hp.map(_hp_text) == merged.paper_hp).sum()),
+                     "paper": len(merged), "tolerance": None, "pass": None})
+    return pd.DataFrame(rows)
+
+
+def _hp_text(hp: str) -> str:
+    """Our hp JSON in the paper's Table 11 spelling (e.g. ``min_r2=0.2,k=7``, ``lambda=0.1,r=2``)."""
+    d = json.loads(hp)
+    if not d:
+        return "none"
+    if "min_r2" in d:
+        return f"min_r2={d['min_r2']},k={d['k']}"
+    if "lam" in d and "rank" in d:
+        return f"lambda={d['lam']},r={d['rank']}"
+    if "lam" in d:
+        return f"lambda={d['lam']}"
+    if "rank" in d:
+        return f"r={d['rank']}"
+    return ",".join(f"{k}={v}" for k, v in d.items())
+
+
+def validate_grid_config(transforms: list[str], methods: list[dict]) -> list[tuple[str, str, list[dict]]]:
+    """``[(transform, method, grid)]`` from the study config; unknown names stop with the fix."""
+    out = []
+    for t in transforms:
+        if t not in TRANSFORMS:
+            raise ConfigError(f"config benchpress.transforms: unknown transform {t!r}; choose from {TRANSFORM_ORDER}")
+    for m in methods:
+        comp = COMPLETERS.get(m["name"])
+        if comp is None:
+            raise ConfigError(f"config benchpress.methods: unknown method {m['name']!r}; choose from {METHOD_ORDER}")
+        grid = m.get("grid") or comp.grid
+        for t in transforms:
+            out.append((t, m["name"], [dict(g) for g in grid]))
+    return out

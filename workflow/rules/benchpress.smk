@@ -1,0 +1,97 @@
+# BenchPress ("You don't need to run every eval"), Section 4: every (transform, method) pair of the
+# 7 x 12 grid is one job running all its hyper-parameter settings on the paper's 30 held-out folds;
+# then per-fold metrics, Table 11 / Table 3 / Figure 11 and the comparison with the paper.
+
+BP = config["benchpress"]
+BP_DATA = f"results/data/{BP['dataset']}"
+BP_RUNS = "results/runs/benchpress/grid/{transform}/{bpmethod}.parquet"
+BP_METRICS = "results/metrics/benchpress"
+BP_TABLES = "results/tables/benchpress"
+BP_FIGS = "results/figures/benchpress"
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+from benchcast.studies.benchpress import validate_grid_config  # noqa: E402
+
+# Fail at parse time on unknown transforms or methods, with the fix.
+BP_GRID = {(t, m): g for t, m, g in validate_grid_config(BP["transforms"], BP["methods"])}
+
+wildcard_constraints:
+    transform="[a-z]+",
+    bpmethod="[a-z_]+",
+
+
+def bp_folds_file(wildcards=None):
+    if BP["dataset"] not in CATALOG.datasets:
+        raise ConfigError(f"config benchpress.dataset: '{BP['dataset']}' is not in the catalog {config['catalog']}")
+    spec = CATALOG[BP["dataset"]]
+    if "folds" not in spec.files:
+        raise ConfigError(f"catalog entry '{BP['dataset']}' has no 'folds' file; the BenchPress grid needs the "
+                          "paper's held-out folds JSON (files.folds)")
+    return str(spec.local_path(RAW_DIR, "folds", repo_dir=workflow.basedir))
+
+
+def bp_final_outputs():
+    return [f"{BP_TABLES}/table11.csv", f"{BP_TABLES}/table3.csv", f"{BP_TABLES}/paper_vs_ours.csv",
+            f"{BP_TABLES}/grid_acceptance.csv", f"{BP_FIGS}/figure11.png"]
+
+
+rule bp_grid:
+    """One (transform, method) pair of the grid: every hyper-parameter setting on every fold."""
+    input:
+        scores=f"{BP_DATA}/scores.parquet",
+        models=f"{BP_DATA}/models.parquet",
+        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+        folds=bp_folds_file,
+    output:
+        BP_RUNS,
+    params:
+        grid=lambda w: BP_GRID[(w.transform, w.bpmethod)],
+        percentage_rule=BP["percentage_rule"],
+        max_folds=BP["max_folds"],
+    log:
+        "logs/benchpress/grid/{transform}/{bpmethod}.log",
+    benchmark:
+        "benchmarks/benchpress/grid/{transform}/{bpmethod}.tsv"
+    script:
+        "../scripts/bp_grid.py"
+
+
+rule bp_metrics:
+    """Per-fold MedAPE / MedAE / coverage of every grid setting, and their medians over folds."""
+    input:
+        [BP_RUNS.format(transform=t, bpmethod=m) for t, m in BP_GRID],
+    output:
+        per_fold=f"{BP_METRICS}/grid_per_fold.parquet",
+        summary=f"{BP_METRICS}/grid_summary.parquet",
+    log:
+        "logs/benchpress/metrics.log",
+    script:
+        "../scripts/bp_metrics.py"
+
+
+rule bp_tables:
+    """Table 11 (best setting per pair), Table 3 (top 15 per metric), Figure 11, paper vs ours."""
+    input:
+        summary=f"{BP_METRICS}/grid_summary.parquet",
+        paper=BP["paper_values"],
+    output:
+        table11=f"{BP_TABLES}/table11.csv",
+        table11_md=f"{BP_TABLES}/table11.md",
+        table3=f"{BP_TABLES}/table3.csv",
+        table3_md=f"{BP_TABLES}/table3.md",
+        paper_vs_ours=f"{BP_TABLES}/paper_vs_ours.csv",
+        acceptance=f"{BP_TABLES}/grid_acceptance.csv",
+        figure11=report(f"{BP_FIGS}/figure11.png", caption="../report/bp_figure11.rst", category="BenchPress"),
+    params:
+        default=BP["default_predictor"],
+        tolerance=BP["tolerance"],
+    log:
+        "logs/benchpress/tables.log",
+    script:
+        "../scripts/bp_tables.py"
+
+
+rule benchpress:
+    """Every BenchPress output (snakemake benchpress --cores all --configfile config/benchpress.yaml)."""
+    input:
+        bp_final_outputs(),
