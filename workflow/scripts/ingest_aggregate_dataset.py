@@ -7,6 +7,11 @@ from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
 spec = load_catalog(snakemake.params.catalog)[snakemake.wildcards.dataset]
-tables = read_aggregate(spec, snakemake.config["raw_dir"])
+# source: repo files (the benchmark inventory) live in the workflow's repository: workflow/scripts/../..
+tables = read_aggregate(spec, snakemake.config["raw_dir"], repo_dir=Path(snakemake.scriptdir).resolve().parents[1])
 write_aggregate(tables, Path(snakemake.output.models).parent)
 log(f"{spec.name}: {len(tables.models)} models, {len(tables.benchmarks)} benchmarks, {len(tables.scores)} observed cells")
+if "scale" in tables.benchmarks.columns:
+    counts = tables.benchmarks["scale"].value_counts(dropna=False)
+    log(f"benchmark scales: {', '.join(f'{k}={v}' for k, v in counts.items())}"
+        + (f" (inventory {spec.files['inventory'].path})" if "inventory" in spec.files else " (inferred)"))

@@ -20,18 +20,32 @@ per-model metadata + score table:
     * Release dates come at three precisions (``2025-04-14``, ``2024-09``,
       ``2025``); a partial date is placed on the first day of its period and
       ``release_date_precision`` says which precision the source gave.
-    * Scores are not all percentages: Elo ratings (Chatbot Arena, GDPval,
-      Codeforces), dollars (SWE-Lancer, up to 112,000), Vending-Bench 2 (up to
-      ~8,000) and a lower-is-better edit distance (OmniDocBench, 0.1-0.2). No
-      rescaling is done here.
-    * Benchmarks only have ``id`` and ``name``; ``category``/``metric`` are NA.
+    * Scores are not all percentages: Elo ratings (Chatbot Arena, GDPval),
+      a Codeforces rating, dollars (SWE-Lancer freelance earnings, up to 112,000;
+      Vending-Bench 2 net worth, up to ~8,000), an index (AA Intelligence Index)
+      and lower-is-better edit distances (OmniDocBench, 0.1-0.2). No rescaling is
+      done here.
+    * Some columns mix conventions across sources: ``omnidocbench_1.5`` holds 2
+      values on the (1 - edit distance) x 100 scale (89.1, 91.2) among edit
+      distances, and the three hallucination-*rate* columns (``factscore``,
+      ``longfact_*``) hold the complementary higher-is-better scores (90-99) from
+      some sources. They are kept as published.
+    * Benchmarks only have ``id`` and ``name``; :func:`read_benchpress` leaves
+      ``category``/``metric`` NA. The paper's benchmark inventory (Table 9,
+      ``resources/paper/benchpress_benchmark_inventory.csv``) supplies them, plus
+      ``scale``, ``is_percentage``, ``lower_is_better`` and ``items``, through
+      :func:`attach_benchmark_inventory` (the ingest does this when the catalog
+      entry has a ``files.inventory`` role).
 
 ``llm-benchmark-matrix/data/llm_benchmark_data.json`` (:func:`read_llm_benchmark_matrix`)
     83 models, 49 benchmarks, 1,390 score records but only 1,375 distinct
     (model, benchmark) cells: 15 cells are listed twice, 3 of them with different
     values. The first record in file order is kept (deterministic; in 2 of the 3
     conflicts it is the model's own model card) and the conflicts are marked with
-    ``audit_status='conflicting_duplicate'``.
+    ``audit_status='conflicting_duplicate'``. ``scale``/``is_percentage``/
+    ``lower_is_better`` are inferred by :func:`infer_scale` and
+    :func:`infer_lower_is_better` from the metric text, the name and the
+    observed range (the same rule cross-checks the BenchPress inventory).
 
 ``sloth/data/*.csv`` (:func:`read_sloth_leaderboard`)
     The Open LLM Leaderboard v2 (729 rows) and v1 (7,169 rows) exports list some
@@ -64,6 +78,14 @@ __all__ = [
     "SCORE_COLUMNS",
     "PRECISION_PREFERENCE",
     "SLOTH_COLUMN_MAP",
+    "SCALES",
+    "SCALE_COLUMNS",
+    "INVENTORY_COLUMNS",
+    "infer_scale",
+    "infer_lower_is_better",
+    "with_inferred_scales",
+    "read_benchmark_inventory",
+    "attach_benchmark_inventory",
     "read_benchpress",
     "read_llm_benchmark_matrix",
     "read_sloth_leaderboard",
@@ -74,6 +96,16 @@ __all__ = [
 MODEL_COLUMNS = ("model_id", "name", "provider", "reasoning", "open_weights", "release_date")
 BENCHMARK_COLUMNS = ("benchmark_id", "name", "category", "metric")
 SCORE_COLUMNS = ("model_id", "benchmark_id", "score", "source_url", "source_type", "audit_status")
+
+#: Units a benchmark column can be on. Only ``percent`` columns are on a 0-100
+#: scale where logit/probit-style transforms make sense.
+SCALES = ("percent", "elo", "rating", "dollars", "index", "score", "edit_distance")
+#: Columns added to ``benchmarks`` by :func:`with_inferred_scales` and
+#: :func:`attach_benchmark_inventory` (one schema for every aggregate source).
+SCALE_COLUMNS = ("scale", "is_percentage", "lower_is_better")
+#: Columns of ``resources/paper/benchpress_benchmark_inventory.csv``.
+INVENTORY_COLUMNS = ("benchmark_id", "name", "category", "metric", "items", "scale", "is_percentage",
+                     "lower_is_better", "link")
 
 
 # --------------------------------------------------------------------------- tables
@@ -415,7 +447,8 @@ def read_benchpress(path: str | os.PathLike) -> AggregateTables:
     AggregateTables
         ``models`` adds ``release_date_precision`` ('day'/'month'/'year') and the
         flattened ``canonical_setting_*`` fields; ``benchmarks`` has NA
-        ``category``/``metric`` (the file has neither); ``scores`` holds every
+        ``category``/``metric`` (the file has neither; :func:`attach_benchmark_inventory`
+        adds them from the paper's Table 9); ``scores`` holds every
         non-null ``observed`` cell in (model, benchmark) order, with the cell's
         provenance ``url``, ``type`` and ``audit_status``.
 
@@ -531,7 +564,9 @@ def read_llm_benchmark_matrix(path: str | os.PathLike, *, on_duplicate: str = "f
         ``models``: ``is_reasoning`` -> ``reasoning``; ``params_total_M`` /
         ``params_active_M`` (millions) -> ``params_total_b`` / ``params_active_b``
         (billions); ``architecture``; ``release_date_precision``.
-        ``benchmarks``: ``category``, ``metric``, ``num_problems``, ``source_url``.
+        ``benchmarks``: ``category``, ``metric``, then ``scale``,
+        ``is_percentage``, ``lower_is_better`` (see :func:`with_inferred_scales`),
+        ``num_problems``, ``source_url``.
         ``scores``: ``reference_url`` -> ``source_url``; ``source_type`` is NA (the
         file does not classify sources); ``audit_status`` is NA except for
         conflicting duplicates. Sorted by (model order, benchmark order).
@@ -595,7 +630,7 @@ def read_llm_benchmark_matrix(path: str | os.PathLike, *, on_duplicate: str = "f
         [None] * len(order),
         [kept[c]["audit_status"] for c in order],
     )
-    return AggregateTables(models=models, benchmarks=benchmarks, scores=scores)
+    return with_inferred_scales(AggregateTables(models=models, benchmarks=benchmarks, scores=scores))
 
 
 # --------------------------------------------------------------------------- sloth / Open LLM Leaderboard CSVs
@@ -942,6 +977,306 @@ def model_metadata_for(names: Sequence[str], metadata: pd.DataFrame) -> pd.DataF
     out.insert(0, "match", pd.Series(how, dtype="str"))
     out.insert(0, "query", pd.Series(list(names), dtype="str"))
     return out
+
+
+# --------------------------------------------------------------------------- benchmark scales
+
+
+# Unit words, tried in this order on the benchmark name first, then on the metric
+# text: the name is the more specific of the two ("Codeforces Rating" has metric
+# "Elo rating" in both BenchPress and llm-benchmark-matrix, but is a rating).
+_SCALE_WORDS = (
+    ("edit_distance", re.compile(r"edit[\s_-]*distance")),
+    ("elo", re.compile(r"\belo\b")),
+    ("rating", re.compile(r"\brating\b")),
+    ("dollars", re.compile(r"\$|\bdollars?\b|\busd\b")),
+    ("index", re.compile(r"\bindex\b")),
+)
+_LOWER_IS_BETTER = re.compile(r"lower\s*(?:is|=|-is-)?\s*better|edit[\s_-]*distance|hallucination[\s_-]*rate|"
+                              r"\berror[\s_-]*rate\b")
+_BLANK_METRIC = {"", "-", "\u2014", "\u2013", "n/a", "na"}
+
+
+def _text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return ""
+    text = str(value).strip().lower()
+    return "" if text in _BLANK_METRIC else text
+
+
+def _finite_or_none(value: Any) -> float | None:
+    if value is None or value is pd.NA:
+        return None
+    out = float(value)
+    return out if math.isfinite(out) else None
+
+
+def infer_scale(metric: Any, observed_min: Any = None, observed_max: Any = None, *, name: Any = None) -> str:
+    """Infer a benchmark column's unit from its metric text, name and observed range.
+
+    The one rule every aggregate source shares (llm-benchmark-matrix uses it
+    directly; the hand-checked BenchPress inventory is tested against it).
+
+    Parameters
+    ----------
+    metric : str or None
+        The metric as the source states it (``"% correct"``, ``"Elo rating"``,
+        ``"index score"``...). None, NA, ``""`` and ``"—"`` mean "not stated".
+    observed_min, observed_max : float or None
+        The smallest and largest observed score of the column (None/NaN: no
+        scores).
+    name : str or None
+        The benchmark's display name, e.g. ``"Chatbot Arena Elo"``.
+
+    Returns
+    -------
+    str
+        One of :data:`SCALES`:
+
+        1. a unit word in the name, else in the metric, decides: "edit
+           distance" -> ``edit_distance``; "Elo" -> ``elo``; "rating" ->
+           ``rating``; "$"/"dollar(s)"/"USD" -> ``dollars``; "index" -> ``index``;
+        2. otherwise, a column with a score outside [0, 100] -> ``score`` (not a
+           percentage, unit unknown);
+        3. otherwise ``percent``: "%" metrics, and unlabelled or generic
+           ("overall score") metrics whose scores all lie in [0, 100] -- the
+           paper transforms every column but Codeforces, Chatbot Arena and GDPval
+           as a percentage.
+
+    Notes
+    -----
+    A ``percent`` verdict for a column without any observed score rests on the
+    text alone. The rule cannot tell dollars from other unbounded scores when
+    neither the name nor the metric says so (BenchPress ``vending_bench_2`` is
+    a dollar net worth; the rule says ``score``).
+    """
+    for text in (_text(name), _text(metric)):
+        for scale, pattern in _SCALE_WORDS:
+            if pattern.search(text):
+                return scale
+    lo, hi = _finite_or_none(observed_min), _finite_or_none(observed_max)
+    if (lo is not None and lo < 0) or (hi is not None and hi > 100):
+        return "score"
+    return "percent"
+
+
+def infer_lower_is_better(metric: Any, *, name: Any = None, scale: Any = None) -> bool:
+    """True when the name or metric says lower is better.
+
+    That is: "lower is better" / "lower=better", an edit distance (also
+    ``scale='edit_distance'``), a hallucination rate or an error rate.
+    Everything else (accuracy, pass rate, Elo, dollars earned...) is higher-is-better.
+    """
+    if scale == "edit_distance":
+        return True
+    return any(_LOWER_IS_BETTER.search(t) for t in (_text(name), _text(metric)))
+
+
+def _observed_ranges(tables: AggregateTables) -> pd.DataFrame:
+    return tables.scores.groupby("benchmark_id", sort=False)["score"].agg(["min", "max"])
+
+
+def _place_after_metric(benchmarks: pd.DataFrame, new: dict[str, pd.Series]) -> pd.DataFrame:
+    """Put ``new`` columns right after ``metric`` (replacing same-named columns)."""
+    out = benchmarks.drop(columns=[c for c in new if c in benchmarks.columns])
+    at = list(out.columns).index("metric") + 1
+    for offset, (col, values) in enumerate(new.items()):
+        # .array keeps the extension dtype and drops the index (rows are aligned by position)
+        out.insert(at + offset, col, values.array if isinstance(values, pd.Series) else values)
+    return out
+
+
+def with_inferred_scales(tables: AggregateTables) -> AggregateTables:
+    """Add ``scale``, ``is_percentage`` and ``lower_is_better`` to ``tables.benchmarks``.
+
+    Each benchmark gets :func:`infer_scale` of its metric, name and observed
+    score range, ``is_percentage = scale == 'percent'`` and
+    :func:`infer_lower_is_better`. The columns go right after ``metric``
+    (``scale`` str, the flags nullable ``boolean``); existing columns of those
+    names are replaced. The input is not modified.
+    """
+    ranges = _observed_ranges(tables)
+    b = tables.benchmarks
+    scales, lower = [], []
+    for bid, name, metric in zip(b["benchmark_id"], b["name"], b["metric"]):
+        lo, hi = (ranges.at[bid, "min"], ranges.at[bid, "max"]) if bid in ranges.index else (None, None)
+        scale = infer_scale(metric, lo, hi, name=name)
+        scales.append(scale)
+        lower.append(infer_lower_is_better(metric, name=name, scale=scale))
+    benchmarks = _place_after_metric(b, {
+        "scale": pd.Series(scales, dtype="str"),
+        "is_percentage": pd.Series([s == "percent" for s in scales], dtype="boolean"),
+        "lower_is_better": pd.Series(lower, dtype="boolean"),
+    })
+    return AggregateTables(models=tables.models, benchmarks=benchmarks, scores=tables.scores)
+
+
+# --------------------------------------------------------------------------- benchmark inventory
+
+
+_INVENTORY_REQUIRED = ("benchmark_id", "category", "metric", "items", "scale", "is_percentage", "lower_is_better")
+
+
+def read_benchmark_inventory(path: str | os.PathLike) -> pd.DataFrame:
+    """Read and validate a benchmark inventory CSV (e.g. the BenchPress Table 9 one).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV with columns :data:`INVENTORY_COLUMNS` (``name`` and ``link`` are
+        informational and may be absent; other extra columns are ignored).
+        ``metric``/``category`` may be empty; ``items`` is empty or a whole
+        number; ``scale`` is empty or one of :data:`SCALES`;
+        ``is_percentage``/``lower_is_better`` are ``true``, ``false`` (any case)
+        or empty.
+
+    Returns
+    -------
+    pandas.DataFrame
+        In file order: ``benchmark_id`` (str, unique), ``category``,
+        ``metric``, ``scale`` (str, NA when empty), ``is_percentage``,
+        ``lower_is_better`` (nullable ``boolean``), ``items`` (``Int64``).
+
+    Raises
+    ------
+    DataError
+        Unreadable file, missing column, empty or duplicate ``benchmark_id``,
+        a value that is not a boolean / whole number / known scale, or an
+        ``is_percentage`` that contradicts ``scale`` (it must be true exactly
+        when scale is ``percent``). The message names the row and its CSV line.
+    """
+    path = Path(path)
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except FileNotFoundError:
+        raise DataError(path, "(file)", "file does not exist",
+                        "check the path; the BenchPress inventory lives in the repository at "
+                        "resources/paper/benchpress_benchmark_inventory.csv") from None
+    except pd.errors.EmptyDataError as exc:
+        raise DataError(path, "(header)", "the file is empty",
+                        f"write a header row with columns {list(INVENTORY_COLUMNS)}") from exc
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise DataError(path, "(CSV syntax)", f"cannot parse the CSV ({exc})",
+                        "fix the quoting/encoding (UTF-8, comma-separated, quote fields that contain commas)") from exc
+    except OSError as exc:
+        raise DataError(path, "(file)", f"cannot read the file ({exc.strerror})",
+                        "check the path and its permissions") from exc
+    missing = [c for c in _INVENTORY_REQUIRED if c not in raw.columns]
+    if missing:
+        raise DataError(path, missing[0], f"required column is missing (columns: {list(raw.columns)})",
+                        f"give the inventory the columns {list(INVENTORY_COLUMNS)}")
+    raw = raw.fillna("").apply(lambda col: col.str.strip())  # short rows: missing trailing cells are empty
+
+    def where(col: str, i: int) -> str:
+        return f"column '{col}', {_csv_row(i)} (benchmark '{raw['benchmark_id'].iloc[i]}')"
+
+    ids = raw["benchmark_id"]
+    if (ids == "").any():
+        i = int(np.flatnonzero((ids == "").to_numpy())[0])
+        raise DataError(path, f"column 'benchmark_id', {_csv_row(i)}", "benchmark id is empty",
+                        "fill in the matrix's benchmark id or delete the row")
+    dup = ids.duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        first = int(np.flatnonzero((ids == ids.iloc[i]).to_numpy())[0])
+        raise DataError(path, f"column 'benchmark_id', {_csv_row(i)}",
+                        f"duplicate benchmark id {ids.iloc[i]!r} (first at {_csv_row(first)})",
+                        "keep one row per benchmark id (merge or delete the repeat)")
+
+    def booleans(col: str) -> pd.Series:
+        values = []
+        for i, v in enumerate(raw[col]):
+            low = v.lower()
+            if low not in ("true", "false", ""):
+                raise DataError(path, where(col, i), f"not a boolean: {v!r}",
+                                "write true or false (or leave the cell empty if unknown)")
+            values.append(None if low == "" else low == "true")
+        return pd.Series(values, dtype="boolean")
+
+    scales = []
+    for i, v in enumerate(raw["scale"]):
+        if v and v not in SCALES:
+            raise DataError(path, where("scale", i), f"unknown scale {v!r}",
+                            f"use one of {', '.join(SCALES)} (or leave the cell empty if unknown)")
+        scales.append(v or None)
+    is_pct = booleans("is_percentage")
+    lower = booleans("lower_is_better")
+    for i, (scale, pct) in enumerate(zip(scales, is_pct)):
+        if scale is not None and pct is not pd.NA and bool(pct) != (scale == "percent"):
+            raise DataError(path, where("is_percentage", i),
+                            f"is_percentage={str(bool(pct)).lower()} contradicts scale={scale!r}",
+                            "is_percentage must be true exactly when scale is 'percent'")
+    items = []
+    for i, v in enumerate(raw["items"]):
+        if v == "":
+            items.append(None)
+        elif re.fullmatch(r"\d+", v):
+            items.append(int(v))
+        else:
+            raise DataError(path, where("items", i), f"not a whole number: {v!r}",
+                            "write the item count as digits without separators (or leave it empty if unknown)")
+    return pd.DataFrame({
+        "benchmark_id": ids.astype("str"),
+        "category": pd.Series([v or None for v in raw["category"]], dtype="str"),
+        "metric": pd.Series([v or None for v in raw["metric"]], dtype="str"),
+        "scale": pd.Series(scales, dtype="str"),
+        "is_percentage": is_pct,
+        "lower_is_better": lower,
+        "items": pd.Series(items, dtype="Int64"),
+    })
+
+
+def attach_benchmark_inventory(tables: AggregateTables, path: str | os.PathLike) -> AggregateTables:
+    """Left-join a benchmark inventory CSV onto ``tables.benchmarks`` by ``benchmark_id``.
+
+    Parameters
+    ----------
+    tables : AggregateTables
+        E.g. from :func:`read_benchpress`. Not modified.
+    path : str or path-like
+        The inventory (see :func:`read_benchmark_inventory`), e.g.
+        ``resources/paper/benchpress_benchmark_inventory.csv``.
+
+    Returns
+    -------
+    AggregateTables
+        Same models and scores; ``benchmarks`` keeps its rows and order, its
+        ``category``/``metric`` NA cells are filled from the inventory (a value
+        the source already has is kept), and ``scale`` (str),
+        ``is_percentage``, ``lower_is_better`` (nullable ``boolean``) and
+        ``items`` (``Int64``) follow ``metric`` (replacing columns of those
+        names).
+
+    Raises
+    ------
+    DataError
+        Everything :func:`read_benchmark_inventory` rejects, and an inventory
+        whose ids are not exactly the matrix's: an id the matrix lacks, or a
+        matrix benchmark without a row. The message names the file, the field
+        and the fix.
+    """
+    path = Path(path)
+    inv = read_benchmark_inventory(path)
+    matrix_ids = pd.Index(tables.benchmarks["benchmark_id"])
+    known = inv["benchmark_id"].isin(matrix_ids)
+    if not known.all():
+        i = int(np.flatnonzero(~known.to_numpy())[0])
+        extra = inv["benchmark_id"][~known].tolist()
+        raise DataError(path, f"column 'benchmark_id', {_csv_row(i)}",
+                        f"{len(extra)} id(s) are not benchmarks of the matrix: {extra[:5]}",
+                        "fix the id to the matrix's benchmark id (website/data.json 'benchmarks'), or delete the row")
+    missing = matrix_ids[~matrix_ids.isin(inv["benchmark_id"])].tolist()
+    if missing:
+        raise DataError(path, "column 'benchmark_id'",
+                        f"{len(missing)} benchmark(s) of the matrix have no row: {missing[:5]}",
+                        "add one row per matrix benchmark (an unknown value may be left empty)")
+    row = inv.set_index("benchmark_id").reindex(matrix_ids)
+    b = tables.benchmarks.reset_index(drop=True)
+    for col in ("category", "metric"):
+        b[col] = pd.Series([own if not pd.isna(own) else new for own, new in zip(b[col], row[col])], dtype="str")
+    benchmarks = _place_after_metric(b, {col: row[col] for col in ("scale", "is_percentage", "lower_is_better",
+                                                                    "items")})
+    return AggregateTables(models=tables.models, benchmarks=benchmarks, scores=tables.scores)
 
 
 # --------------------------------------------------------------------------- writing

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchcast.data.aggregate import AggregateTables, read_benchpress, read_llm_benchmark_matrix, read_sloth_leaderboard
+from benchcast.data.aggregate import (
+    AggregateTables,
+    attach_benchmark_inventory,
+    read_benchpress,
+    read_llm_benchmark_matrix,
+    read_sloth_leaderboard,
+)
 from benchcast.data.catalog import DatasetSpec
 from benchcast.errors import DataError
 
@@ -34,15 +40,29 @@ def sloth_as_tables(frame: pd.DataFrame) -> AggregateTables:
     return AggregateTables(models=models, benchmarks=benchmarks, scores=long.reset_index(drop=True))
 
 
-def read_aggregate(spec: DatasetSpec, raw_dir: str | Path) -> AggregateTables:
-    path = spec.local_path(raw_dir, "scores")
+def read_aggregate(spec: DatasetSpec, raw_dir: str | Path, repo_dir: str | Path | None = None) -> AggregateTables:
+    """Read an aggregate catalog entry's ``scores`` file; attach ``files.inventory`` if it has one.
+
+    ``repo_dir`` is where ``source: repo`` files (the inventory) are looked up;
+    default: this repository's root (see :meth:`DatasetSpec.local_path`).
+    """
+    path = spec.local_path(raw_dir, "scores", repo_dir)
     if not path.exists():
         raise DataError(path, "files.scores", "file not found", "set raw_dir to a mirror that has it, or download it")
     if spec.format == "benchpress_json":
-        return read_benchpress(path)
-    if spec.format == "llm_benchmark_matrix_json":
-        return read_llm_benchmark_matrix(path)
-    if spec.format == "sloth_csv":
-        return sloth_as_tables(read_sloth_leaderboard(path))
-    raise DataError(path, "format", f"'{spec.format}' is not an aggregate format",
-                    "use benchpress_json, llm_benchmark_matrix_json or sloth_csv")
+        tables = read_benchpress(path)
+    elif spec.format == "llm_benchmark_matrix_json":
+        tables = read_llm_benchmark_matrix(path)
+    elif spec.format == "sloth_csv":
+        tables = sloth_as_tables(read_sloth_leaderboard(path))
+    else:
+        raise DataError(path, "format", f"'{spec.format}' is not an aggregate format",
+                        "use benchpress_json, llm_benchmark_matrix_json or sloth_csv")
+    if "inventory" in spec.files:
+        inventory = spec.local_path(raw_dir, "inventory", repo_dir)
+        if not inventory.exists():
+            where = "the repository" if spec.files["inventory"].in_repo else "raw_dir"
+            raise DataError(inventory, "files.inventory", "file not found",
+                            f"restore the file in {where}, or fix datasets.{spec.name}.files.inventory in the catalog")
+        tables = attach_benchmark_inventory(tables, inventory)
+    return tables

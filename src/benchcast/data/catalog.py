@@ -10,7 +10,13 @@ import yaml
 
 from benchcast.errors import ConfigError
 
-DEFAULT_CATALOG = Path(__file__).resolve().parents[3] / "config" / "catalog.yaml"
+REPO_ROOT = Path(__file__).resolve().parents[3]
+DEFAULT_CATALOG = REPO_ROOT / "config" / "catalog.yaml"
+#: ``files.<role>.source: repo`` marks a file kept in this repository (e.g. a table
+#: transcribed from a paper), at ``path`` relative to the repository root, instead
+#: of a raw file at ``<raw_dir>/<source>/<path>``. It is versioned with the code,
+#: so it has no URL, commit or checksum.
+REPO_SOURCE = "repo"
 
 
 @dataclass(frozen=True)
@@ -19,9 +25,14 @@ class RawFile:
     path: str            # path inside the source repository (and inside <raw_dir>/<source>/)
     sha256: str | None   # None: not known (file not in the offline mirror)
     format: str | None = None
-    source: str = ""     # source (repository) of this file; defaults to the dataset's
+    source: str = ""     # source (repository) of this file; defaults to the dataset's; "repo": this repository
     repository: str = ""
     commit: str = ""
+
+    @property
+    def in_repo(self) -> bool:
+        """True for a file kept in this repository (``source: repo``), not in the raw mirror."""
+        return self.source == REPO_SOURCE
 
 
 @dataclass(frozen=True)
@@ -44,13 +55,24 @@ class DatasetSpec:
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def local_path(self, raw_dir: str | Path, role: str) -> Path:
-        """Where a file of this dataset lives in a mirror laid out like ``../shared/raw``."""
+    def local_path(self, raw_dir: str | Path, role: str, repo_dir: str | Path | None = None) -> Path:
+        """Where a file of this dataset lives.
+
+        A raw file is at ``<raw_dir>/<source>/<path>`` (a mirror laid out like
+        ``../shared/raw``); a ``source: repo`` file is at ``<repo_dir>/<path>``,
+        ``repo_dir`` defaulting to this repository's root (the workflow passes its
+        ``workflow.basedir``).
+        """
         f = self.files[role]
+        if f.in_repo:
+            return Path(repo_dir if repo_dir is not None else REPO_ROOT) / f.path
         return Path(raw_dir) / f.source / f.path
 
     def url(self, role: str, template: str) -> str:
         f = self.files[role]
+        if f.in_repo:
+            raise ConfigError(f"dataset '{self.name}' file '{role}' ({f.path}) is kept in this repository "
+                              "(source: repo) and has no download URL")
         return template.format(repository=f.repository, commit=f.commit, path=f.path)
 
 
@@ -79,6 +101,9 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     with open(path) as fh:
         raw = yaml.safe_load(fh)
     sources = raw["sources"]
+    if REPO_SOURCE in sources:
+        raise ConfigError(f"{path}: sources.{REPO_SOURCE} is reserved for files kept in this repository. "
+                          "Fix: rename that source")
     datasets: dict[str, DatasetSpec] = {}
     for name, d in raw["datasets"].items():
         if d["source"] not in sources:
@@ -87,8 +112,18 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
         files = {}
         for role, f in d["files"].items():
             fsrc = f.get("source", d["source"])
+            if fsrc == REPO_SOURCE:
+                rel = Path(f["path"])
+                if rel.is_absolute() or ".." in rel.parts:
+                    raise ConfigError(f"{path}: dataset '{name}' file '{role}' has source '{REPO_SOURCE}' but path "
+                                      f"'{f['path']}' is not inside the repository. Fix: give a path relative to "
+                                      "the repository root, without '..'")
+                files[role] = RawFile(role=role, path=f["path"], sha256=f.get("sha256"), format=f.get("format"),
+                                      source=fsrc)
+                continue
             if fsrc not in sources:
-                raise ConfigError(f"{path}: dataset '{name}' file '{role}' names unknown source '{fsrc}'")
+                raise ConfigError(f"{path}: dataset '{name}' file '{role}' names unknown source '{fsrc}' "
+                                  f"(known: {', '.join(sorted(sources))}, or '{REPO_SOURCE}' for a repository file)")
             files[role] = RawFile(role=role, path=f["path"], sha256=f.get("sha256"), format=f.get("format"),
                                   source=fsrc, repository=sources[fsrc]["repository"], commit=sources[fsrc]["commit"])
         known = {"title", "suite", "kind", "source", "format", "files", "n_models", "n_items", "mirrored",
