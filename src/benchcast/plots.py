@@ -83,3 +83,17 @@ def grid_heatmaps(table: pd.DataFrame, transforms: list[str], methods: list[str]
     fig.subplots_adjust(wspace=0.5)
     fig.suptitle("Transform x method grid, best setting per cell (median over held-out folds)", fontsize=10)
     _save(fig, path)
+
+
+def risk_coverage_plot(curves: pd.DataFrame, path: str | Path) -> None:
+    """BenchPress Figure 10: MedAE of the most trusted fraction of cells, one line per estimator."""
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    for name, g in curves.groupby("estimator", sort=False):
+        g = g.sort_values("kept_fraction")
+        ax.plot(100 * g["kept_fraction"], g["medae"], marker="o", label=name)
+    ax.set_xlabel("most trusted cells kept (%)")
+    ax.set_ylabel("MedAE (score points)")
+    ax.invert_xaxis()
+    ax.legend(fontsize=8)
+    ax.set_title("Risk-coverage of reliability estimators", fontsize=10)
+    _save(fig, path)

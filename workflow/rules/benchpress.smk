@@ -32,7 +32,8 @@ def bp_folds_file(wildcards=None):
 
 def bp_final_outputs():
     return [f"{BP_TABLES}/table11.csv", f"{BP_TABLES}/table3.csv", f"{BP_TABLES}/paper_vs_ours.csv",
-            f"{BP_TABLES}/grid_acceptance.csv", f"{BP_FIGS}/figure11.png"]
+            f"{BP_TABLES}/grid_acceptance.csv", f"{BP_FIGS}/figure11.png", f"{BP_FIGS}/figure10.png",
+            "results/models/benchpress/reliability.json"]
 
 
 rule bp_grid:
@@ -95,3 +96,34 @@ rule benchpress:
     """Every BenchPress output (snakemake benchpress --cores all --configfile config/benchpress.yaml)."""
     input:
         bp_final_outputs(),
+
+
+rule bp_reliability:
+    """Section 6.2 / App. E.2: fold predictions of the 15 configurations behind the ensemble-spread
+    features, the three reliability estimators cross-fitted over folds (Figure 10), conformal
+    intervals, trust calibration, and the deployable hybrid model used by `benchcast complete`."""
+    input:
+        scores=f"{BP_DATA}/scores.parquet",
+        models=f"{BP_DATA}/models.parquet",
+        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+        folds=bp_folds_file,
+        paper=BP["paper_values"],
+    output:
+        features="results/runs/benchpress/reliability/fold_features.parquet",
+        risk_coverage=f"{BP_TABLES}/figure10_risk_coverage.csv",
+        conformal=f"{BP_TABLES}/conformal.csv",
+        trust=f"{BP_TABLES}/trust_calibration.csv",
+        architectures=f"{BP_TABLES}/reliability_architectures.csv",
+        paper_vs_ours=f"{BP_TABLES}/reliability_paper_vs_ours.csv",
+        figure10=report(f"{BP_FIGS}/figure10.png", caption="../report/bp_figure10.rst", category="BenchPress"),
+        model="results/models/benchpress/reliability.json",
+    params:
+        max_folds=BP["max_folds"],
+        reliability=BP["reliability"],
+    threads: 2
+    log:
+        "logs/benchpress/reliability.log",
+    benchmark:
+        "benchmarks/benchpress/reliability.tsv"
+    script:
+        "../scripts/bp_reliability.py"

@@ -1,0 +1,181 @@
+"""Command line: ``benchcast complete`` -- BenchPress predictions for a new model.
+
+::
+
+    benchcast complete my_model.csv                       # CSV: benchmark_id,score
+    benchcast complete my_model.json --out preds.csv      # JSON: {"gpqa_diamond": 71.2, ...}
+                                                          #   or [{"benchmark_id": ..., "score": ...}]
+
+Reads the ingested BenchPress matrix (``--data``, default ``results/data/benchpress``) and the
+reliability model the workflow built (``--reliability``, default
+``results/models/benchpress/reliability.json``), predicts every benchmark the model has no
+score for with the default predictor (Logit Bias ALS, rank 2, lambda 0.1) and writes a CSV
+(``benchmark_id, name, category, known, score, lower, upper, trust_probability``) and a
+readable table. Bad input (unknown benchmark ids, duplicate entries, scores outside the
+benchmark's range, non-numbers) stops with a message naming the file, the entry and the fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchcast.errors import BenchcastError, DataError
+
+__all__ = ["main", "read_known_scores", "validate_known_scores"]
+
+DEFAULT_DATA = "results/data/benchpress"
+DEFAULT_RELIABILITY = "results/models/benchpress/reliability.json"
+
+
+def _reject_duplicate_keys(pairs, path):
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise DataError(path, k, "is given twice", "give each benchmark once")
+        seen[k] = v
+    return seen
+
+
+def read_known_scores(path: str | Path) -> list[tuple[str, object, str]]:
+    """Read ``(benchmark_id, score, where)`` entries from a CSV (``benchmark_id,score``) or JSON
+    file (an object ``{id: score}`` or a list of ``{"benchmark_id", "score"}`` records)."""
+    path = Path(path)
+    if not path.exists():
+        raise DataError(path, "(file)", "does not exist", "pass the path of your CSV or JSON file of known scores")
+    text = path.read_text()
+    if path.suffix.lower() == ".json":
+        try:
+            doc = json.loads(text, object_pairs_hook=lambda pairs: _reject_duplicate_keys(pairs, path))
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "fix the JSON syntax") from None
+        if isinstance(doc, dict):
+            return [(str(k), v, f"key {k!r}") for k, v in doc.items()]
+        if isinstance(doc, list):
+            out = []
+            for n, rec in enumerate(doc):
+                if not isinstance(rec, dict) or "benchmark_id" not in rec or "score" not in rec:
+                    raise DataError(path, f"[{n}]", "is not an object with 'benchmark_id' and 'score'",
+                                    'write each entry as {"benchmark_id": "...", "score": 12.3}')
+                out.append((str(rec["benchmark_id"]), rec["score"], f"entry [{n}]"))
+            return out
+        raise DataError(path, "(top level)", f"expected an object or a list, got {type(doc).__name__}",
+                        'write {"benchmark_id": score, ...}')
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise DataError(path, "(CSV)", str(exc).strip(), "write a CSV with header benchmark_id,score") from None
+    missing = [c for c in ("benchmark_id", "score") if c not in df.columns]
+    if missing:
+        raise DataError(path, "(header)", f"missing column(s) {missing}; found {list(df.columns)}",
+                        "write a CSV with header benchmark_id,score")
+    return [(r.benchmark_id.strip(), r.score.strip(), f"line {k + 2}") for k, r in enumerate(df.itertuples())]
+
+
+def validate_known_scores(entries, benchmarks: pd.DataFrame, M: np.ndarray, path: str | Path) -> dict[str, float]:
+    """Check ids, duplicates and ranges; return ``{benchmark_id: score}``.
+
+    A percentage benchmark (all observed scores within [-1, 101], or ``is_percentage`` in the
+    inventory) takes scores in [0, 100]; any other benchmark a finite, non-negative number.
+    """
+    ids = list(benchmarks["benchmark_id"])
+    index = {b: k for k, b in enumerate(ids)}
+    if "is_percentage" in benchmarks.columns and benchmarks["is_percentage"].notna().all():
+        pct = benchmarks["is_percentage"].to_numpy(dtype=bool)
+    else:
+        from benchcast.completion.transforms import percentage_columns
+        pct = percentage_columns(M)
+    if not entries:
+        raise DataError(path, "(entries)", "no scores given", "give at least one known benchmark score")
+    out: dict[str, float] = {}
+    for bid, raw, where in entries:
+        if bid not in index:
+            close = difflib.get_close_matches(bid, ids, n=3, cutoff=0.6)
+            hint = f"did you mean {', '.join(close)}?" if close else "see the benchmark_id column of the matrix"
+            raise DataError(path, f"{where} ({bid!r})", "unknown benchmark id", hint)
+        if bid in out:
+            raise DataError(path, f"{where} ({bid!r})", "benchmark is given twice", "give each benchmark once")
+        try:
+            score = float(raw)
+        except (TypeError, ValueError):
+            raise DataError(path, f"{where} ({bid!r})", f"score {raw!r} is not a number", "write the score as a number") from None
+        if isinstance(raw, bool) or not math.isfinite(score):
+            raise DataError(path, f"{where} ({bid!r})", f"score {raw!r} is not a finite number", "write the score as a number")
+        if pct[index[bid]] and not 0.0 <= score <= 100.0:
+            raise DataError(path, f"{where} ({bid!r})", f"score {score:g} is outside [0, 100] for a percentage benchmark",
+                            "give the score in percent (e.g. 71.5, not 0.715 or 715)")
+        if not pct[index[bid]] and score < 0:
+            raise DataError(path, f"{where} ({bid!r})", f"score {score:g} is negative", "check the score's scale")
+        out[bid] = score
+    return out
+
+
+def _complete(args: argparse.Namespace) -> int:
+    from threadpoolctl import threadpool_limits
+
+    from benchcast.completion.deploy import DeployedReliability, complete_new_model
+    from benchcast.studies.benchpress import load_matrix
+
+    data = Path(args.data)
+    paths = {k: data / f"{k}.parquet" for k in ("scores", "models", "benchmarks")}
+    for k, p in paths.items():
+        if not p.exists():
+            raise DataError(p, "(file)", "the ingested BenchPress matrix is missing",
+                            "run `snakemake results/data/benchpress/scores.parquet --cores 1` or pass --data")
+    M, _, benchmarks = load_matrix(paths["scores"], paths["models"], paths["benchmarks"])
+    known = validate_known_scores(read_known_scores(args.scores), benchmarks, M, args.scores)
+    reliability = None if args.no_intervals else DeployedReliability.from_json(args.reliability)
+    with threadpool_limits(1):   # small SVDs / solves: threads only add overhead
+        table = complete_new_model(M, list(benchmarks["benchmark_id"]), known, reliability)
+    for c in ("name", "category"):
+        if c in benchmarks.columns:
+            table.insert(1 if c == "name" else 2, c, benchmarks[c].to_numpy())
+    table = table.drop(columns="risk")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(args.out, index=False, float_format="%.4f")
+    shown = table[~table["known"]].copy()
+    if reliability is not None:
+        shown = shown.sort_values("trust_probability", ascending=False, kind="stable")
+    level = f"{reliability.level:.0%} interval" if reliability is not None else "interval"
+    lines = [f"{len(known)} known scores; predictions for {len(shown)} benchmarks"
+             + (f" ({level}, trust = P(|error| <= {reliability.trust_threshold:g}))" if reliability else ""),
+             f"{'benchmark':<42} {'predicted':>9}  {level:>17}  {'trust':>5}"]
+    for r in shown.head(args.top).itertuples():
+        name = str(getattr(r, "name", r.benchmark_id))[:42]
+        ival = f"[{r.lower:7.1f}, {r.upper:7.1f}]" if np.isfinite(r.lower) else ""
+        trust = f"{r.trust_probability:5.2f}" if np.isfinite(r.trust_probability) else ""
+        lines.append(f"{name:<42} {r.score:9.1f}  {ival:>17}  {trust:>5}")
+    if len(shown) > args.top:
+        lines.append(f"... {len(shown) - args.top} more" + (f" in {args.out}" if args.out else " (use --out FILE)"))
+    print("\n".join(lines))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="benchcast", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("complete", help="predict a new model's other benchmark scores (BenchPress)")
+    c.add_argument("scores", help="CSV (benchmark_id,score) or JSON ({id: score} or [{benchmark_id, score}])")
+    c.add_argument("--data", default=DEFAULT_DATA, help=f"ingested BenchPress tables (default {DEFAULT_DATA})")
+    c.add_argument("--reliability", default=DEFAULT_RELIABILITY, help="reliability model JSON built by the workflow")
+    c.add_argument("--no-intervals", action="store_true", help="point predictions only (no reliability model needed)")
+    c.add_argument("--out", help="write the full table as CSV here")
+    c.add_argument("--top", type=int, default=25, help="rows of the readable table (most trusted first)")
+    args = parser.parse_args(argv)
+    try:
+        return _complete(args)
+    except BenchcastError as exc:
+        print(f"benchcast: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""Apply BenchPress to a new model: point predictions, 90% intervals and trust probabilities.
+
+The workflow fits a :class:`DeployedReliability` once from the held-out folds
+(:func:`build_deployed`) and writes it as plain JSON (weights as lists: no pickles, so a
+model file from anywhere is safe to load). :func:`complete_new_model` then takes a new
+model's known scores, appends its row to the score matrix and returns, for every other
+benchmark:
+
+* the default predictor's point prediction (Logit Bias ALS, rank 2, lambda 0.1);
+* a split-conformal interval ``prediction +- q * risk`` (Appendix E.2), where ``risk`` is the
+  hybrid reliability model's risk for that cell and ``q`` the ``level`` quantile of
+  ``|error| / risk`` over every held-out cell of the folds (leave-fold-out risks, so ``q`` is
+  calibrated on out-of-sample risks); percentage benchmarks' bounds are clipped to [0, 100];
+* a trust probability ``P(|error| <= threshold)`` from the monotone calibration of the risk.
+
+Choices where the paper is silent (documented, parameters of :func:`build_deployed`): the
+deployed risk model is the hybrid estimator refitted on all held-out cells with the same
+architecture selection; the conformal scale pools all folds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchcast.completion.reliability import (FEATURE_SETS, LAMBDA_STACK, SELECTED_CONFIG, STRONG_STACK,
+                                              RiskEstimate, RiskModel, conformal_intervals, ensemble_features,
+                                              fit_risk_model, leave_fold_out_risk, risk_target, support_features,
+                                              trust_calibration)
+from benchcast.completion.transforms import percentage_columns
+from benchcast.errors import DataError
+
+__all__ = ["DeployedReliability", "build_deployed", "complete_new_model", "FORMAT_VERSION"]
+
+FORMAT_VERSION = 1
+
+
+def _export_estimator(model: RiskModel) -> dict:
+    est = model.estimator
+    if hasattr(est, "coefs_"):
+        layers = [{"weight": np.asarray(W).tolist(), "bias": np.asarray(b).tolist()}
+                  for W, b in zip(est.coefs_, est.intercepts_)]
+    else:
+        layers = [{"weight": np.asarray(est.coef_, dtype=np.float64).reshape(-1, 1).tolist(),
+                   "bias": [float(np.ravel(est.intercept_)[0])]}]
+    return {"architecture": list(model.architecture), "layers": layers,
+            "scaler_mean": model.scaler.mean_.tolist(), "scaler_scale": model.scaler.scale_.tolist()}
+
+
+@dataclass
+class DeployedReliability:
+    """Everything needed to put an interval and a trust probability on a new prediction.
+
+    The risk network is stored as its layers (ReLU between layers, identity output) on the
+    features ``log1p(max(x, 0))`` standardized with ``scaler_mean / scaler_scale``.
+    """
+
+    features: list[str]
+    architecture: list[int]
+    layers: list[dict]
+    scaler_mean: list[float]
+    scaler_scale: list[float]
+    conformal_scale: float
+    level: float
+    trust_threshold: float
+    trust_risk: list[float]
+    trust_probability: list[float]
+    heldout: dict = field(default_factory=dict)     # coverage / width measured on the folds
+    format_version: int = FORMAT_VERSION
+
+    def risk(self, X: np.ndarray) -> np.ndarray:
+        h = (np.log1p(np.maximum(np.asarray(X, dtype=np.float64), 0.0)) - self.scaler_mean) / self.scaler_scale
+        for k, layer in enumerate(self.layers):
+            h = h @ np.asarray(layer["weight"]) + np.asarray(layer["bias"])
+            if k < len(self.layers) - 1:
+                h = np.maximum(h, 0.0)
+        return np.maximum(np.expm1(h[:, 0]), 0.0)
+
+    def trust(self, risk: np.ndarray) -> np.ndarray:
+        r = np.asarray(risk, dtype=np.float64)
+        return np.interp(r, self.trust_risk, self.trust_probability,
+                         left=self.trust_probability[0], right=self.trust_probability[-1])
+
+    def to_json(self, path: str | Path) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(path).with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.__dict__, indent=1, sort_keys=True))
+        tmp.replace(path)
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> "DeployedReliability":
+        try:
+            doc = json.loads(Path(path).read_text())
+        except FileNotFoundError:
+            raise DataError(path, "(file)", "reliability model not found",
+                            "build it with `snakemake benchpress --cores all --configfile config/benchpress.yaml` "
+                            "(results/models/benchpress/reliability.json) or pass --reliability") from None
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "rebuild the reliability model") from None
+        if doc.get("format_version") != FORMAT_VERSION:
+            raise DataError(path, "format_version", f"is {doc.get('format_version')!r}, expected {FORMAT_VERSION}",
+                            "rebuild the reliability model with this version of benchcast")
+        try:
+            return cls(**doc)
+        except TypeError as exc:
+            raise DataError(path, "(keys)", str(exc), "rebuild the reliability model") from None
+
+
+def build_deployed(features: pd.DataFrame, kind: str = "hybrid", level: float = 0.9, threshold: float = 10.0,
+                   bins: int = 20, seed: int = 42, n_jobs: int = 1,
+                   lfo: RiskEstimate | None = None) -> tuple[DeployedReliability, dict]:
+    """Fit the deployable reliability model from the per-cell fold feature table.
+
+    ``features`` is :func:`benchcast.completion.reliability.fold_features` of the held-out
+    folds. Returns the model and the leave-fold-out evaluation it was calibrated on
+    (``risk``, the :class:`~benchcast.completion.reliability.ConformalResult`, the trust
+    calibration). ``lfo`` reuses already cross-fitted risks of ``kind``.
+    """
+    names = list(FEATURE_SETS[kind])
+    if lfo is None:
+        lfo = leave_fold_out_risk(features, kind, seed=seed, n_jobs=n_jobs)
+    elif lfo.kind != kind:
+        raise ValueError(f"lfo risks are for {lfo.kind!r}, not {kind!r}")
+    err = features["abs_err"].to_numpy(dtype=np.float64)
+    conf = conformal_intervals(err, lfo.risk, features["fold_id"].to_numpy())
+    ok = np.isfinite(err) & np.isfinite(lfo.risk) & (lfo.risk > 1e-8)
+    q = float(np.quantile(err[ok] / lfo.risk[ok], level))
+    trust = trust_calibration(err, lfo.risk, threshold=threshold, bins=bins)
+    X = features[names].to_numpy(dtype=np.float64)
+    y = risk_target(err)
+    good = np.all(np.isfinite(X), axis=1) & np.isfinite(y)
+    final = fit_risk_model(X[good], y[good], features["fold_id"].to_numpy()[good], seed=seed)
+    exported = _export_estimator(final)
+    model = DeployedReliability(
+        features=names, architecture=exported["architecture"], layers=exported["layers"],
+        scaler_mean=exported["scaler_mean"], scaler_scale=exported["scaler_scale"], conformal_scale=q,
+        level=level, trust_threshold=threshold, trust_risk=trust.bin_risk_median.tolist(),
+        trust_probability=trust.bin_calibrated.tolist(),
+        heldout={"coverage": conf.coverage, "median_width": conf.median_width, "cells": conf.n,
+                 "conformal_scale_median_per_fold": conf.scale_median})
+    # the exported network must reproduce the fitted estimator
+    check = np.maximum(np.expm1(final.predict(X[good][:200])), 0.0)
+    if not np.allclose(model.risk(X[good][:200]), check, rtol=1e-8, atol=1e-8):
+        raise RuntimeError("exported risk model does not reproduce the fitted estimator")
+    return model, {"risk": lfo, "conformal": conf, "trust": trust}
+
+
+def complete_new_model(M: np.ndarray, benchmark_ids: list[str], known: dict[str, float],
+                       reliability: DeployedReliability | None,
+                       is_percentage: np.ndarray | None = None) -> pd.DataFrame:
+    """Predict every benchmark a new model has no score for.
+
+    Parameters
+    ----------
+    M : (models, benchmarks) score matrix of the other models, NaN = missing.
+    benchmark_ids : column ids of ``M``.
+    known : the new model's scores by benchmark id (validated by the caller).
+    reliability : the deployed reliability model; None gives point predictions only.
+    is_percentage : per-column percentage flags for clipping; default the observed-range rule.
+
+    Returns
+    -------
+    DataFrame in column order with ``benchmark_id, known, score`` (the given score, or the
+    prediction), ``lower, upper, risk, trust_probability`` (NaN for known cells).
+    """
+    col = {b: k for k, b in enumerate(benchmark_ids)}
+    row = np.full(M.shape[1], np.nan)
+    for b, s in known.items():
+        row[col[b]] = s
+    M_aug = np.vstack([M, row[None, :]])
+    target = M_aug.shape[0] - 1
+    missing = np.flatnonzero(np.isnan(row))
+    pred = SELECTED_CONFIG.predict(M_aug)[target]
+    out = pd.DataFrame({"benchmark_id": benchmark_ids, "known": ~np.isnan(row), "score": np.where(np.isnan(row), pred, row)})
+    for c in ("lower", "upper", "risk", "trust_probability"):
+        out[c] = np.nan
+    if reliability is None or missing.size == 0:
+        return out
+    stack_l = np.stack([c.predict(M_aug)[target, missing] for c in LAMBDA_STACK])
+    stack_s = np.stack([c.predict(M_aug)[target, missing] for c in STRONG_STACK])
+    feats = pd.concat([ensemble_features(pred[missing], stack_l, stack_s),
+                       support_features(M_aug, np.full(missing.size, target), missing)], axis=1)
+    risk = reliability.risk(feats[reliability.features].to_numpy())
+    half = reliability.conformal_scale * risk
+    pct = percentage_columns(M_aug) if is_percentage is None else np.asarray(is_percentage, bool)
+    lo, hi = pred[missing] - half, pred[missing] + half
+    lo = np.where(pct[missing], np.clip(lo, 0.0, 100.0), lo)
+    hi = np.where(pct[missing], np.clip(hi, 0.0, 100.0), hi)
+    out.loc[missing, "lower"] = lo
+    out.loc[missing, "upper"] = hi
+    out.loc[missing, "risk"] = risk
+    out.loc[missing, "trust_probability"] = reliability.trust(risk)
+    return out
+
