@@ -353,6 +353,7 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
     config = {
         "raw_dir": str(root / "raw"), "catalog": "config/catalog.yaml", "studies": ["benchpress"],
         "benchpress": {"dataset": "toy_bp", "transforms": ["identity", "logit"], "paper_values": "paper.csv",
+                       "submatrix_benchmark_counts": [2, 3],
                        "methods": [{"name": "benchmark_mean"}, {"name": "bias_als", "grid": [{"rank": 2, "lam": 0.1}]},
                                    {"name": "bench_reg", "grid": [{"k": grid_k, "min_r2": 0.1}]}]},
     }
@@ -382,6 +383,15 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     acc = pd.read_csv(work / "results/tables/benchpress/grid_acceptance.csv")
     assert acc.check.str.startswith("Spearman MedAPE over 6").any()
     assert (work / "results/figures/benchpress/figure11.png").stat().st_size > 1000
+    sweep = pd.read_csv(work / "results/tables/benchpress/figure4_rank_sweep.csv")
+    assert set(sweep["transform"]) == {"identity", "logit"} and sweep["rank"].max() == 10
+    assert pd.read_csv(work / "results/tables/benchpress/table2.csv").var_top2.between(0, 1).all()
+    rc = pd.read_csv(work / "results/tables/benchpress/figure10_risk_coverage.csv")
+    assert set(rc.estimator) == {"ensemble", "support", "hybrid"}
+    conf = pd.read_csv(work / "results/tables/benchpress/conformal.csv")
+    assert conf.coverage.between(0.5, 1.0).all()
+    model = json.loads((work / "results/models/benchpress/reliability.json").read_text())
+    assert model["level"] == 0.9 and model["conformal_scale"] > 0
 
 
 def test_benchpress_deterministic_and_rerun_scope(benchpress_run, tmp_path):

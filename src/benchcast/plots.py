@@ -97,3 +97,15 @@ def risk_coverage_plot(curves: pd.DataFrame, path: str | Path) -> None:
     ax.legend(fontsize=8)
     ax.set_title("Risk-coverage of reliability estimators", fontsize=10)
     _save(fig, path)
+
+
+def rank_sweep_plot(sweep: pd.DataFrame, path: str | Path) -> None:
+    """BenchPress Figure 4: held-out MedAPE against Soft-Impute rank, one line per score space."""
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    for name, g in sweep.groupby("transform", sort=False):
+        ax.plot(g["rank"], g["medape"], marker="o", label={"identity": "raw"}.get(name, name))
+    ax.set_xlabel("Soft-Impute rank")
+    ax.set_ylabel("held-out MedAPE (%)")
+    ax.legend(fontsize=8)
+    ax.set_title("Held-out error vs rank", fontsize=10)
+    _save(fig, path)

@@ -243,6 +243,32 @@ def reliability_paper_vs_ours(rc: pd.DataFrame, conformal: pd.DataFrame, paper: 
     return pd.DataFrame(recs)
 
 
+def geometry_paper_vs_ours(sweep: pd.DataFrame, svd: pd.DataFrame, thresholds: pd.DataFrame,
+                           paper: pd.DataFrame) -> pd.DataFrame:
+    """Section 3 numbers in the ``table, row, column, ours, paper`` shape: Figure 4's best rank per
+    space, Table 2's smallest top-2 variance share (the paper: > 90% in every submatrix), and the
+    Table 1 rows reproducible from the filtered matrix."""
+    p = paper.set_index(["table", "row", "column"])["paper"]
+    recs = []
+    for space, tr in (("raw", "identity"), ("logit", "logit")):
+        g = sweep[sweep["transform"] == tr]
+        if len(g):
+            recs.append({"table": "fig4", "row": space, "column": "best_rank",
+                         "ours": int(g.loc[g["medape"].idxmin(), "rank"]), "paper": p.get(("fig4", space, "best_rank"))})
+    if len(svd):
+        recs.append({"table": "table2", "row": "all_submatrices", "column": "var_top2_pct_min",
+                     "ours": 100 * float(svd["var_top2"].min()),
+                     "paper": p.get(("table2", "all_submatrices", "var_top2_pct_min"))})
+    for r in thresholds.itertuples():
+        row = "unfiltered" if (r.min_per_model, r.min_per_bench) == (0, 0) else \
+            f"min_model={r.min_per_model},min_bench={r.min_per_bench}"
+        for col, val in (("n_models", r.n_models), ("n_benchmarks", r.n_benchmarks), ("n_observed", r.n_observed),
+                         ("fill_pct", round(100 * r.fill, 1))):
+            recs.append({"table": "table1", "row": row, "column": col, "ours": val if r.reproducible else np.nan,
+                         "paper": p.get(("table1", row, col), np.nan)})
+    return pd.DataFrame(recs)
+
+
 def validate_grid_config(transforms: list[str], methods: list[dict]) -> list[tuple[str, str, list[dict]]]:
     """``[(transform, method, grid)]`` from the study config; unknown names stop with the fix."""
     out = []
