@@ -313,22 +313,6 @@ def _als_init(seeds: list[int], n_rows: int, n_cols: int, rank: int) -> tuple[np
     return U, V
 
 
-def _ridge_block(O: np.ndarray, R: np.ndarray, F: np.ndarray, lam: float) -> np.ndarray:
-    """Solve, for every batch element and row i, the ridge system on design ``[1, F_j]`` over
-    the row's observed columns j: ``(X^T X + lam I) sol = X^T r``.
-
-    O (..., n, m) float mask; R (..., n, m) residuals; F (..., m, r) factors (leading batch
-    dimensions broadcast). Returns (..., n, r + 1): [offset, factor] per row.
-    """
-    r = F.shape[-1]
-    X = np.concatenate([np.ones(F.shape[:-1] + (1,)), F], axis=-1)          # (..., m, r+1)
-    outer = (X[..., :, None] * X[..., None, :]).reshape(X.shape[:-1] + ((r + 1) ** 2,))
-    A = O @ outer                                                          # sum_j O_ij X_j X_j^T
-    A = A.reshape(A.shape[:-1] + (r + 1, r + 1)) + lam * np.eye(r + 1)
-    b = (R * O) @ X                                                        # sum_j O_ij r_ij X_j
-    return np.linalg.solve(A, b[..., None])[..., 0]
-
-
 def bias_als(Z: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int = 40, n_ensemble: int = 10,
              base_seed: int = 42, offsets: str = "learned", return_members: bool = False):
     """Eqs. 13-14: global level + model offset + benchmark offset + rank-R correction, by ALS.
@@ -396,25 +380,89 @@ def bias_als_batch(Zs: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int 
             V = np.where(has_col, np.linalg.solve(A, (np.swapaxes(resid, -1, -2) @ U)[..., None])[..., 0], V)
         members = base + U @ np.swapaxes(V, -1, -2)
     else:
-        mu = np.broadcast_to(work.sum(axis=(2, 3)) / n_obs, (K, n_ensemble)).copy()   # (K, E)
-        a = np.zeros((K, n_ensemble, n_rows))
-        c = np.zeros((K, n_ensemble, n_cols))
-        workT = np.swapaxes(work, -1, -2)
-        for _ in range(n_iter):
-            sol = _ridge_block(O, work - mu[..., None, None] - c[..., None, :], V, lam)
-            a = np.where(has_row[..., 0], sol[..., 0], a)
-            U = np.where(has_row, sol[..., 1:], U)
-            sol = _ridge_block(OT, workT - mu[..., None, None] - a[..., None, :], U, lam)
-            c = np.where(has_col[..., 0], sol[..., 0], c)
-            V = np.where(has_col, sol[..., 1:], V)
-            fit = a[..., :, None] + c[..., None, :] + U @ np.swapaxes(V, -1, -2)
-            mu = ((work - fit) * O).sum(axis=(2, 3)) / n_obs
-        members = mu[..., None, None] + a[..., :, None] + c[..., None, :] + U @ np.swapaxes(V, -1, -2)
+        mu, a, c, U, V = _bias_als_learned(Zs, obs, rank, lam, n_iter, U, V)
+        # (K, E, n, m) member completions: mu + a_i + c_j + U_i . V_j
+        members = (mu[:, :, None, None] + np.moveaxis(a, 2, 1)[..., :, None] + np.moveaxis(c, 2, 1)[..., None, :]
+                   + np.moveaxis(U, 2, 1) @ np.moveaxis(V, 2, 1).swapaxes(-1, -2))
     avg = members.mean(axis=1)
     out = np.where(obs, Zs, avg)
     if return_members:
         return out, np.where(obs[:, None], Zs[:, None], members)
     return out
+
+
+def _solve_sym3(u: np.ndarray, b: np.ndarray, lam: float) -> np.ndarray:
+    """Solve batched symmetric 3 x 3 systems ``(S + lam I) x = b`` in closed form (adjugate).
+
+    ``u`` (..., 6) holds S's upper triangle in ``np.triu_indices(3)`` order; ``b`` is (..., 3).
+    """
+    a00, a01, a02 = u[..., 0] + lam, u[..., 1], u[..., 2]
+    a11, a12, a22 = u[..., 3] + lam, u[..., 4], u[..., 5] + lam
+    c00, c01, c02 = a11 * a22 - a12 * a12, a02 * a12 - a01 * a22, a01 * a12 - a02 * a11
+    c11, c12, c22 = a00 * a22 - a02 * a02, a01 * a02 - a00 * a12, a00 * a11 - a01 * a01
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([(c00 * b0 + c01 * b1 + c02 * b2) / det,
+                     (c01 * b0 + c11 * b1 + c12 * b2) / det,
+                     (c02 * b0 + c12 * b1 + c22 * b2) / det], axis=-1)
+
+
+def _bias_als_learned(Zs, obs, rank, lam, n_iter, U_init, V_init):
+    """The learned-offsets ALS sweeps for a (K, n, m) stack, all ensemble members at once.
+
+    Every per-row (per-column) ridge system on design ``[1, F]`` is assembled from products
+    of the *fixed* mask / data matrices with the current factors -- ``A = O [1, V]^(x2)``,
+    ``b = (O * Z) [1, V] - O ((mu + c) [1, V])`` -- so no dense (K, E, n, m) residual array is
+    built, and rank-2 systems are solved in closed form. Same updates, same order (rows, then
+    columns with the previous level, then the level), same "rows / columns without
+    observations keep their values" rule as :func:`bias_als_reference`; only the order of the
+    floating-point sums differs.
+
+    Returns ``mu`` (K, E), ``a`` (K, n, E), ``c`` (K, m, E), ``U`` (K, n, E, r), ``V`` (K, m, E, r).
+    """
+    K, n, m = Zs.shape
+    E = U_init.shape[1]
+    r1 = rank + 1
+    O = obs.astype(np.float64)
+    W = np.where(obs, Zs, 0.0)
+    OT = np.swapaxes(O, 1, 2)
+    OWr = np.concatenate([W, O], axis=2)                                    # (K, n, 2m)
+    OWc = np.concatenate([np.swapaxes(W, 1, 2), OT], axis=2)                # (K, m, 2n)
+    U = np.moveaxis(U_init, 1, 2).copy()                                    # (K, n, E, r)
+    V = np.moveaxis(V_init, 1, 2).copy()
+    a, c = np.zeros((K, n, E)), np.zeros((K, m, E))
+    n_row, n_col = O.sum(2), O.sum(1)
+    has_row, has_col = (n_row > 0)[:, :, None], (n_col > 0)[:, :, None]
+    n_obs = np.maximum(n_row.sum(1), 1.0)
+    sum_w = W.sum(axis=(1, 2))
+    mu = np.broadcast_to((sum_w / n_obs)[:, None], (K, E)).copy()
+    iu = np.triu_indices(r1)
+
+    def ridge(Ob, OWb, F, off):
+        q = F.shape[1]
+        X = np.concatenate([np.ones(F.shape[:-1] + (1,)), F], axis=-1)     # (K, q, E, r1)
+        prods = np.stack([X[..., p] * X[..., t] for p, t in zip(*iu)], axis=-1)
+        Au = (Ob @ prods.reshape(K, q, -1)).reshape(K, Ob.shape[1], E, -1)  # upper triangles of X^T O X
+        shift = -(mu[:, None, :] + off)[..., None] * X                       # -(mu + offset) X
+        b = (OWb @ np.concatenate([X, shift], axis=1).reshape(K, 2 * q, -1)).reshape(K, Ob.shape[1], E, r1)
+        if r1 == 3:
+            return _solve_sym3(Au, b, lam)
+        A = np.empty(Au.shape[:-1] + (r1, r1))
+        A[..., iu[0], iu[1]] = Au
+        A[..., iu[1], iu[0]] = Au
+        return np.linalg.solve(A + lam * np.eye(r1), b[..., None])[..., 0]
+
+    for _ in range(n_iter):
+        sol = ridge(O, OWr, V, c)
+        a = np.where(has_row, sol[..., 0], a)
+        U = np.where(has_row[..., None], sol[..., 1:], U)
+        sol = ridge(OT, OWc, U, a)
+        c = np.where(has_col, sol[..., 0], c)
+        V = np.where(has_col[..., None], sol[..., 1:], V)
+        OV = (O @ V.reshape(K, m, E * rank)).reshape(K, n, E, rank)
+        mu = (sum_w[:, None] - (a * n_row[:, :, None]).sum(1) - (c * n_col[:, :, None]).sum(1)
+              - (U * OV).sum(axis=(1, 3))) / n_obs[:, None]
+    return mu, a, c, U, V
 
 
 def bias_als_reference(Z: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int = 40, n_ensemble: int = 10,
