@@ -336,12 +336,14 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
                 cells += [[i, int(j)] for j in hidden]
             folds.append({"seed": seed, "fold": k, "test_cells": cells})
     (raw / "folds.json").write_text(json.dumps({"n_models": n_m, "n_bench": n_b, "folds": folds}))
+    (raw / "allow.json").write_text(json.dumps({"benchmark_ids": ["b1", "b3", "b5", "b7"]}))
     catalog = {
         "sources": {"benchpress": {"repository": "example/bp", "commit": "0" * 40}},
         "url_template": "https://example.invalid/{repository}/{commit}/{path}",
         "datasets": {"toy_bp": {
             "title": "toy", "suite": "toy", "kind": "aggregate", "source": "benchpress", "format": "benchpress_json",
-            "files": {"scores": {"path": "website/data.json", "sha256": None}, "folds": {"path": "folds.json", "sha256": None}},
+            "files": {"scores": {"path": "website/data.json", "sha256": None}, "folds": {"path": "folds.json", "sha256": None},
+                      "allowlist": {"path": "allow.json", "sha256": None}},
             "n_models": n_m, "n_items": n_b, "mirrored": True}},
     }
     (root / "config").mkdir()
@@ -354,6 +356,8 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
         "raw_dir": str(root / "raw"), "catalog": "config/catalog.yaml", "studies": ["benchpress"],
         "benchpress": {"dataset": "toy_bp", "transforms": ["identity", "logit"], "paper_values": "paper.csv",
                        "submatrix_benchmark_counts": [2, 3],
+                       "section5": {"probe_steps": 2, "random_seeds": 2, "temporal_seeds": 2, "temporal_ks": [1, 2],
+                                    "temporal_window": ["2025-06", "2025-12"], "temporal_min_observed": 4},
                        "methods": [{"name": "benchmark_mean"}, {"name": "bias_als", "grid": [{"rank": 2, "lam": 0.1}]},
                                    {"name": "bench_reg", "grid": [{"k": grid_k, "min_r2": 0.1}]}]},
     }
@@ -390,6 +394,12 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     assert set(rc.estimator) == {"ensemble", "support", "hybrid"}
     conf = pd.read_csv(work / "results/tables/benchpress/conformal.csv")
     assert conf.coverage.between(0.5, 1.0).all()
+    t5 = pd.read_csv(work / "results/tables/benchpress/table5.csv")
+    assert len(t5) == 4 * 2 and set(t5[t5["pool"] == "low_cost"].added) <= {"b1", "b3", "b5", "b7"}
+    assert pd.read_csv(work / "results/tables/benchpress/table6.csv").accuracy.between(0, 1).all()
+    fig7 = pd.read_csv(work / "results/tables/benchpress/figure7.csv")
+    assert list(fig7.k) == [1, 2] and (fig7.n_targets > 0).all()
+    assert (work / "results/tables/benchpress/section5_paper_vs_ours.csv").exists()
     model = json.loads((work / "results/models/benchpress/reliability.json").read_text())
     assert model["level"] == 0.9 and model["conformal_scale"] > 0
 

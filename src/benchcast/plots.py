@@ -109,3 +109,32 @@ def rank_sweep_plot(sweep: pd.DataFrame, path: str | Path) -> None:
     ax.legend(fontsize=8)
     ax.set_title("Held-out error vs rank", fontsize=10)
     _save(fig, path)
+
+
+def probe_curves_plot(greedy: pd.DataFrame, random: pd.DataFrame, path: str | Path) -> None:
+    """BenchPress Figure 5 / 1(b): pooled MedAE against probe budget for greedy and random probes."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    for (objective, pool), g in greedy.groupby(["objective", "pool"], sort=False):
+        ax.plot(g["step"], g["medae"], marker="o", label=f"greedy {objective}, {pool}")
+    if len(random):
+        ax.plot(random["k"], random["medae_mean"], color="gray", label="random (mean)")
+        ax.fill_between(random["k"], random["medae_q25"], random["medae_q75"], color="gray", alpha=0.25)
+    ax.set_xlabel("probe benchmarks revealed (k)")
+    ax.set_ylabel("pooled MedAE (score points)")
+    ax.legend(fontsize=7)
+    ax.set_title("Budgeted scorecard recovery", fontsize=10)
+    _save(fig, path)
+
+
+def temporal_plot(per_target: pd.DataFrame, path: str | Path) -> None:
+    """BenchPress Figure 7: per-target MedAE for each number k of revealed scores (box + points)."""
+    ks = sorted(per_target["k"].unique())
+    data = [per_target.loc[per_target["k"] == k, "medae"].to_numpy() for k in ks]
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    ax.boxplot(data, positions=range(len(ks)), widths=0.5, showfliers=False)
+    for x, d in enumerate(data):
+        ax.scatter(np.full(len(d), x) + np.linspace(-0.12, 0.12, len(d)), d, s=10, alpha=0.7)
+    ax.set_xticks(range(len(ks)), [f"k = {k}" for k in ks])
+    ax.set_ylabel("MedAE per target (score points)")
+    ax.set_title("Predicting newly released models", fontsize=10)
+    _save(fig, path)

@@ -33,7 +33,8 @@ def bp_folds_file(wildcards=None):
 def bp_final_outputs():
     return [f"{BP_TABLES}/table11.csv", f"{BP_TABLES}/table3.csv", f"{BP_TABLES}/paper_vs_ours.csv",
             f"{BP_TABLES}/grid_acceptance.csv", f"{BP_FIGS}/figure11.png", f"{BP_FIGS}/figure10.png",
-            "results/models/benchpress/reliability.json", f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv"]
+            "results/models/benchpress/reliability.json", f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv",
+            f"{BP_TABLES}/section5_paper_vs_ours.csv", f"{BP_FIGS}/figure5.png", f"{BP_FIGS}/figure7.png"]
 
 
 rule bp_grid:
@@ -155,3 +156,96 @@ rule bp_geometry:
         "benchmarks/benchpress/geometry.tsv"
     script:
         "../scripts/bp_geometry.py"
+
+
+def bp_catalog_file(role):
+    def resolve(wildcards=None):
+        spec = CATALOG[BP["dataset"]]
+        if role not in spec.files:
+            raise ConfigError(f"catalog entry '{BP['dataset']}' has no '{role}' file (needed by Section 5)")
+        return str(spec.local_path(RAW_DIR, role, repo_dir=workflow.basedir))
+    return resolve
+
+
+rule bp_ranking:
+    """Table 6: pairwise ranking preservation of the default predictor's held-out predictions."""
+    input:
+        scores=f"{BP_DATA}/scores.parquet",
+        models=f"{BP_DATA}/models.parquet",
+        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+        folds=bp_folds_file,
+    output:
+        f"{BP_TABLES}/table6.csv",
+    params:
+        max_folds=BP["max_folds"],
+        margins=BP["section5"]["margins"],
+    log:
+        "logs/benchpress/ranking.log",
+    benchmark:
+        "benchmarks/benchpress/ranking.tsv"
+    script:
+        "../scripts/bp_ranking.py"
+
+
+rule bp_temporal:
+    """Section 5.3: new models predicted from older models plus k revealed scores (Figure 7, Table 16)."""
+    input:
+        scores=f"{BP_DATA}/scores.parquet",
+        models=f"{BP_DATA}/models.parquet",
+        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+    output:
+        per_seed="results/runs/benchpress/temporal.parquet",
+        table16=f"{BP_TABLES}/table16.csv",
+        figure7=f"{BP_TABLES}/figure7.csv",
+        figure7_png=report(f"{BP_FIGS}/figure7.png", caption="../report/bp_figure7.rst", category="BenchPress"),
+    params:
+        ks=BP["section5"]["temporal_ks"],
+        n_seeds=BP["section5"]["temporal_seeds"],
+        partial=BP["section5"]["partial_dates"],
+        window=BP["section5"]["temporal_window"],
+        min_observed=BP["section5"]["temporal_min_observed"],
+    log:
+        "logs/benchpress/temporal.log",
+    benchmark:
+        "benchmarks/benchpress/temporal.tsv"
+    script:
+        "../scripts/bp_temporal.py"
+
+
+rule bp_probes:
+    """Sections 5.1-5.2: greedy probe sets (Table 5, Figure 5, Figure 1(b)), the random baseline,
+    ranking accuracy along each prefix (Figure 6)."""
+    input:
+        scores=f"{BP_DATA}/scores.parquet",
+        models=f"{BP_DATA}/models.parquet",
+        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+        allowlist=bp_catalog_file("allowlist"),
+    output:
+        table5=f"{BP_TABLES}/table5.csv",
+        random=f"{BP_TABLES}/figure5_random_baseline.csv",
+        figure6=f"{BP_TABLES}/figure6.csv",
+        figure5_png=report(f"{BP_FIGS}/figure5.png", caption="../report/bp_figure5.rst", category="BenchPress"),
+    params:
+        steps=BP["section5"]["probe_steps"],
+        n_random_seeds=BP["section5"]["random_seeds"],
+    log:
+        "logs/benchpress/probes.log",
+    benchmark:
+        "benchmarks/benchpress/probes.tsv"
+    script:
+        "../scripts/bp_probes.py"
+
+
+rule bp_section5_summary:
+    """Section 5 headline numbers next to the paper's."""
+    input:
+        table5=f"{BP_TABLES}/table5.csv",
+        table6=f"{BP_TABLES}/table6.csv",
+        figure7=f"{BP_TABLES}/figure7.csv",
+        paper=BP["paper_values"],
+    output:
+        f"{BP_TABLES}/section5_paper_vs_ours.csv",
+    log:
+        "logs/benchpress/section5_summary.log",
+    script:
+        "../scripts/bp_section5_summary.py"
