@@ -311,9 +311,9 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
     observed[:, :2] = True
     observed[np.arange(n_m), rng.integers(2, n_b, n_m)] = True
     doc = {
-        "models": [{"id": f"m{i}", "name": f"Model {i}", "provider": "P", "reasoning": bool(i % 2),
+        "models": [{"id": f"m{i}", "name": f"Model {i}", "provider": "PQ"[i % 3 == 0], "reasoning": bool(i % 2),
                     "release_date": f"2025-{1 + i % 12:02d}"} for i in range(n_m)],
-        "benchmarks": [{"id": f"b{j}", "name": f"Bench {j}"} for j in range(n_b)],
+        "benchmarks": [{"id": f"b{j}", "name": f"Bench {j}", "category": "AB"[j % 2]} for j in range(n_b)],
         "observed": [[round(float(scores[i, j]), 2) if observed[i, j] else None for j in range(n_b)] for i in range(n_m)],
         "sources": [[None] * n_b for _ in range(n_m)],
     }
@@ -358,6 +358,7 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
                        "submatrix_benchmark_counts": [2, 3],
                        "section5": {"probe_steps": 2, "random_seeds": 2, "temporal_seeds": 2, "temporal_ks": [1, 2],
                                     "temporal_window": ["2025-06", "2025-12"], "temporal_min_observed": 4},
+                       "hypotheses": {"n_seeds": 2},
                        "methods": [{"name": "benchmark_mean"}, {"name": "bias_als", "grid": [{"rank": 2, "lam": 0.1}]},
                                    {"name": "bench_reg", "grid": [{"k": grid_k, "min_r2": 0.1}]}]},
     }
@@ -400,6 +401,8 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     fig7 = pd.read_csv(work / "results/tables/benchpress/figure7.csv")
     assert list(fig7.k) == [1, 2] and (fig7.n_targets > 0).all()
     assert (work / "results/tables/benchpress/section5_paper_vs_ours.csv").exists()
+    t7 = pd.read_csv(work / "results/tables/benchpress/table7.csv")
+    assert {"hypothesis", "metric", "p_value"} <= set(t7.columns) and len(t7) >= 2
     model = json.loads((work / "results/models/benchpress/reliability.json").read_text())
     assert model["level"] == 0.9 and model["conformal_scale"] > 0
 

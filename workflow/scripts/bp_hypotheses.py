@@ -1,0 +1,28 @@
+import pandas as pd
+
+from benchcast.completion.evaluation import load_folds, validate_folds
+from benchcast.studies import benchpress as bp
+from benchcast.studies import benchpress_hypotheses as H
+from benchcast.workflow_support import job_logger
+
+log = job_logger(snakemake)
+p = snakemake.params
+out = snakemake.output
+M, models, benchmarks = bp.load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)
+folds = load_folds(snakemake.input.folds, M.shape)
+validate_folds(folds, ~(M != M), snakemake.input.folds)
+if p.max_folds:
+    folds = folds[: p.max_folds]
+if benchmarks["category"].isna().any():
+    raise SystemExit("benchmarks.parquet has no category for some benchmarks: ingest benchpress with its inventory")
+bench_seeds = max(1, p.n_seeds // 2)
+t7 = H.benchmark_hypotheses(M, folds, benchmarks["category"].tolist(), n_seeds_h4=bench_seeds, n_seeds_h5=bench_seeds,
+                            n_seeds_h6=bench_seeds, n_seeds_h7=p.n_seeds)
+t8 = H.model_hypotheses(M, models["provider"].tolist(), models["reasoning"].tolist(), bp.release_date_strings(models),
+                        None, n_seeds=p.n_seeds, peer_baseline=p.peer_baseline)
+t7.to_csv(out.table7, index=False, float_format="%.6g")
+t8.to_csv(out.table8, index=False, float_format="%.6g")
+paper = pd.read_csv(snakemake.input.paper)
+cmp = pd.concat([H.compare_with_paper(t7, paper), H.compare_with_paper(t8, paper)], ignore_index=True)
+cmp.to_csv(out.paper_vs_ours, index=False, float_format="%.6g")
+log(f"{int(cmp['agree'].sum())}/{int(cmp['agree'].notna().sum())} (hypothesis, metric) verdicts agree with the paper")
