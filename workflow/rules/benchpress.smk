@@ -228,6 +228,7 @@ rule bp_probes:
         figure5_png=report(f"{BP_FIGS}/figure5.png", caption="../report/bp_figure5.rst", category="BenchPress"),
     params:
         steps=BP["section5"]["probe_steps"],
+        runs=[tuple(r.split("/")) for r in BP["section5"]["probe_runs"]],
         n_random_seeds=BP["section5"]["random_seeds"],
     log:
         "logs/benchpress/probes.log",
