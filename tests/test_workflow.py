@@ -383,8 +383,11 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     cells = pd.read_parquet(work / "results/runs/benchpress/grid/logit/bias_als.parquet")
     folds = json.loads((work / "raw/benchpress/folds.json").read_text())["folds"]
     assert len(cells) == sum(len(f["test_cells"]) for f in folds)
+    grid_pvo = pd.read_csv(work / "results/tables/benchpress/grid_paper_vs_ours.csv")
+    assert set(grid_pvo.columns) == {"table", "row", "column", "ours", "paper"} and len(grid_pvo) == 6 * 4
     pvo = pd.read_csv(work / "results/tables/benchpress/paper_vs_ours.csv")
-    assert set(pvo.columns) == {"table", "row", "column", "ours", "paper"} and len(pvo) == 6 * 4
+    assert {"table", "row", "column", "ours", "paper"} <= set(pvo.columns)
+    assert {"grid", "geometry", "reliability", "section5", "hypotheses"} == set(pvo.source)
     acc = pd.read_csv(work / "results/tables/benchpress/grid_acceptance.csv")
     assert acc.check.str.startswith("Spearman MedAPE over 6").any()
     assert (work / "results/figures/benchpress/figure11.png").stat().st_size > 1000

@@ -374,6 +374,25 @@ def section5_paper_vs_ours(greedy: pd.DataFrame | None, ranking: pd.DataFrame | 
     return pd.DataFrame(recs)
 
 
+def combined_paper_vs_ours(parts: dict[str, pd.DataFrame], hypotheses: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every reproduced number in one ``table, row, column, ours, paper`` table (plus ``source``,
+    the output it comes from): Table 11, Section 3 geometry, Section 5, Section 6.2 and the
+    Tables 7 / 8 p-values (``row`` = ``H<k>|<name>``, ``column`` = ``medape_p`` / ``medae_p``)."""
+    frames = []
+    for source, df in parts.items():
+        if df is not None and len(df):
+            frames.append(df[["table", "row", "column", "ours", "paper"]].assign(source=source))
+    if hypotheses is not None and len(hypotheses):
+        h = hypotheses
+        frames.append(pd.DataFrame({
+            "table": np.where(h["side"] == "benchmark", "table7", "table8"),
+            "row": h["hypothesis"] + "|" + h["name"], "column": h["metric"] + "_p",
+            "ours": h["our_p"], "paper": h["paper_p"], "source": "hypotheses"}))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["table", "row", "column", "ours", "paper", "source"])
+    return out
+
+
 def validate_grid_config(transforms: list[str], methods: list[dict]) -> list[tuple[str, str, list[dict]]]:
     """``[(transform, method, grid)]`` from the study config; unknown names stop with the fix."""
     out = []
