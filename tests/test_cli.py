@@ -61,7 +61,8 @@ def test_complete_writes_every_benchmark_with_intervals(toy, tmp_path, capsys):
     assert np.allclose(width[pred.benchmark_id == "bench_7"], 12.0)
     assert (width <= 12.0 + 1e-9).all() and (pred.lower >= 0).all()
     assert np.allclose(pred.trust_probability, 0.7)            # risk 2: halfway between (1, 0.9) and (3, 0.5)
-    assert "predictions for 6 benchmarks" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "predictions for 6 benchmarks" in printed and "only 2 known scores" in printed
     # the point predictions are the default predictor's on the matrix with the new row appended
     from benchcast.studies.benchpress import load_matrix
     M, _, _ = load_matrix(*(toy / "data" / f"{k}.parquet" for k in ("scores", "models", "benchmarks")))

@@ -153,6 +153,10 @@ def _complete(args: argparse.Namespace) -> int:
         ival = f"[{r.lower:7.1f}, {r.upper:7.1f}]" if np.isfinite(r.lower) else ""
         trust = f"{r.trust_probability:5.2f}" if np.isfinite(r.trust_probability) else ""
         lines.append(f"{name:<42} {r.score:9.1f}  {ival:>17}  {trust:>5}")
+    if reliability is not None and len(known) < 5:
+        lines.append(f"note: only {len(known)} known scores. The reliability model was calibrated on held-out cells of "
+                     "models with 10 or more known scores and needs 3 shared benchmarks to find a peer model, so "
+                     "expect wide intervals and low trust; add scores to tighten them.")
     if len(shown) > args.top:
         lines.append(f"... {len(shown) - args.top} more" + (f" in {args.out}" if args.out else " (use --out FILE)"))
     print("\n".join(lines))
