@@ -387,7 +387,7 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     assert set(grid_pvo.columns) == {"table", "row", "column", "ours", "paper"} and len(grid_pvo) == 6 * 4
     pvo = pd.read_csv(work / "results/tables/benchpress/paper_vs_ours.csv")
     assert {"table", "row", "column", "ours", "paper"} <= set(pvo.columns)
-    assert {"grid", "geometry", "reliability", "section5", "hypotheses"} == set(pvo.source)
+    assert {"grid", "geometry", "reliability", "section5", "hypotheses", "matrix"} == set(pvo.source)
     acc = pd.read_csv(work / "results/tables/benchpress/grid_acceptance.csv")
     assert acc.check.str.startswith("Spearman MedAPE over 6").any()
     assert (work / "results/figures/benchpress/figure11.png").stat().st_size > 1000
@@ -404,6 +404,10 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     fig7 = pd.read_csv(work / "results/tables/benchpress/figure7.csv")
     assert list(fig7.k) == [1, 2] and (fig7.n_targets > 0).all()
     assert (work / "results/tables/benchpress/section5_paper_vs_ours.csv").exists()
+    t17 = pd.read_csv(work / "results/tables/benchpress/table17.csv")
+    assert list(t17.level.unique()) == [0.8, 0.9, 0.95] and t17.groupby("estimator").median_width.is_monotonic_increasing.all()
+    summary = pd.read_csv(work / "results/tables/benchpress/matrix_summary.csv").iloc[0]
+    assert (summary.n_models, summary.n_benchmarks) == (16, 10)
     t7 = pd.read_csv(work / "results/tables/benchpress/table7.csv")
     assert {"hypothesis", "metric", "p_value"} <= set(t7.columns) and len(t7) >= 2
     model = json.loads((work / "results/models/benchpress/reliability.json").read_text())

@@ -138,3 +138,42 @@ def temporal_plot(per_target: pd.DataFrame, path: str | Path) -> None:
     ax.set_ylabel("MedAE per target (score points)")
     ax.set_title("Predicting newly released models", fontsize=10)
     _save(fig, path)
+
+
+def observation_pattern_plot(M: np.ndarray, path: str | Path) -> None:
+    """BenchPress Figure 2: observed cells of the matrix, rows and columns sorted by coverage."""
+    obs = ~np.isnan(M)
+    rows = np.argsort(-obs.sum(axis=1), kind="stable")
+    cols = np.argsort(-obs.sum(axis=0), kind="stable")
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.imshow(obs[rows][:, cols], cmap="Greys", aspect="auto", interpolation="nearest")
+    ax.set_xlabel(f"benchmarks ({M.shape[1]}, by coverage)")
+    ax.set_ylabel(f"models ({M.shape[0]}, by coverage)")
+    ax.set_title(f"Observed cells: {int(obs.sum())} of {obs.size} ({100 * obs.mean():.1f}%)", fontsize=10)
+    _save(fig, path)
+
+
+def matrix_composition_plot(comp: dict, path: str | Path) -> None:
+    """BenchPress Figure 3: benchmarks / observed cells per category, releases per quarter with
+    their mean number of observed scores, and provenance of the observed cells."""
+    fig, axes = plt.subplots(1, 4, figsize=(17, 4))
+    c = comp["by_category"]
+    axes[0].barh(c["category"], c["benchmarks"])
+    axes[0].invert_yaxis()
+    axes[0].set_title("(a) benchmarks per category", fontsize=9)
+    axes[1].barh(c["category"], c["observed_cells"])
+    axes[1].invert_yaxis()
+    axes[1].set_title("(b) observed cells per category", fontsize=9)
+    q = comp["by_quarter"]
+    axes[2].bar(q["quarter"], q["models"])
+    axes[2].set_title("(c) releases per quarter; (d) mean observed scores", fontsize=9)
+    axes[2].tick_params(axis="x", rotation=60, labelsize=7)
+    twin = axes[2].twinx()
+    twin.plot(q["quarter"], q["mean_observed"], color="C1", marker="o")
+    p = comp["provenance"]
+    axes[3].barh(p["source_type"], p["share_pct"])
+    axes[3].invert_yaxis()
+    axes[3].set_title("(e) provenance of observed cells (%)", fontsize=9)
+    for ax in (axes[0], axes[1], axes[3]):
+        ax.tick_params(axis="y", labelsize=7)
+    _save(fig, path)

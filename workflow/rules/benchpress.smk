@@ -36,7 +36,7 @@ def bp_final_outputs():
             f"{BP_TABLES}/grid_acceptance.csv", f"{BP_FIGS}/figure11.png", f"{BP_FIGS}/figure10.png",
             "results/models/benchpress/reliability.json", f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv",
             f"{BP_TABLES}/section5_paper_vs_ours.csv", f"{BP_FIGS}/figure5.png", f"{BP_FIGS}/figure7.png",
-            f"{BP_TABLES}/hypotheses_paper_vs_ours.csv"]
+            f"{BP_TABLES}/hypotheses_paper_vs_ours.csv", f"{BP_TABLES}/table17.csv", f"{BP_FIGS}/figure2.png"]
 
 
 rule bp_paper_vs_ours:
@@ -47,6 +47,8 @@ rule bp_paper_vs_ours:
         reliability=f"{BP_TABLES}/reliability_paper_vs_ours.csv",
         section5=f"{BP_TABLES}/section5_paper_vs_ours.csv",
         hypotheses=f"{BP_TABLES}/hypotheses_paper_vs_ours.csv",
+        matrix=f"{BP_TABLES}/matrix_summary.csv",
+        paper=BP["paper_values"],
     output:
         csv=f"{BP_TABLES}/paper_vs_ours.csv",
         md=f"{BP_TABLES}/paper_vs_ours.md",
@@ -294,3 +296,36 @@ rule bp_hypotheses:
         "benchmarks/benchpress/hypotheses.tsv"
     script:
         "../scripts/bp_hypotheses.py"
+
+
+rule bp_table17:
+    """Table 17: conformal interval widths and coverage at several levels, from the cross-fitted risks."""
+    input:
+        "results/runs/benchpress/reliability/fold_features.parquet",
+    output:
+        f"{BP_TABLES}/table17.csv",
+    params:
+        levels=BP["conformal_levels"],
+    log:
+        "logs/benchpress/table17.log",
+    script:
+        "../scripts/bp_table17.py"
+
+
+rule bp_matrix_figures:
+    """Figures 2-3 / Section 3.2: observation pattern and composition of the score matrix."""
+    input:
+        scores=f"{BP_DATA}/scores.parquet",
+        models=f"{BP_DATA}/models.parquet",
+        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+    output:
+        figure2=report(f"{BP_FIGS}/figure2.png", caption="../report/bp_figure2.rst", category="BenchPress"),
+        figure3=report(f"{BP_FIGS}/figure3.png", caption="../report/bp_figure2.rst", category="BenchPress"),
+        summary=f"{BP_TABLES}/matrix_summary.csv",
+        by_category=f"{BP_TABLES}/matrix_by_category.csv",
+        by_quarter=f"{BP_TABLES}/matrix_by_quarter.csv",
+        provenance=f"{BP_TABLES}/matrix_provenance.csv",
+    log:
+        "logs/benchpress/matrix_figures.log",
+    script:
+        "../scripts/bp_matrix_figures.py"
