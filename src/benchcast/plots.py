@@ -156,7 +156,7 @@ def observation_pattern_plot(M: np.ndarray, path: str | Path) -> None:
 def matrix_composition_plot(comp: dict, path: str | Path) -> None:
     """BenchPress Figure 3: benchmarks / observed cells per category, releases per quarter with
     their mean number of observed scores, and provenance of the observed cells."""
-    fig, axes = plt.subplots(1, 4, figsize=(17, 4))
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4.2), layout="constrained")
     c = comp["by_category"]
     axes[0].barh(c["category"], c["benchmarks"])
     axes[0].invert_yaxis()
