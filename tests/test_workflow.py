@@ -387,7 +387,9 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     assert set(grid_pvo.columns) == {"table", "row", "column", "ours", "paper"} and len(grid_pvo) == 6 * 4
     pvo = pd.read_csv(work / "results/tables/benchpress/paper_vs_ours.csv")
     assert {"table", "row", "column", "ours", "paper"} <= set(pvo.columns)
-    assert {"grid", "geometry", "reliability", "section5", "hypotheses", "matrix"} == set(pvo.source)
+    assert {"grid", "geometry", "reliability", "section5", "hypotheses", "matrix", "predictability"} == set(pvo.source)
+    pred = pd.read_csv(work / "results/tables/benchpress/predictability_summary.csv")
+    assert list(pred["by"]) == ["benchmark", "model"] and (pred.n_below <= pred.n).all()
     acc = pd.read_csv(work / "results/tables/benchpress/grid_acceptance.csv")
     assert acc.check.str.startswith("Spearman MedAPE over 6").any()
     assert (work / "results/figures/benchpress/figure11.png").stat().st_size > 1000

@@ -48,6 +48,7 @@ rule bp_paper_vs_ours:
         section5=f"{BP_TABLES}/section5_paper_vs_ours.csv",
         hypotheses=f"{BP_TABLES}/hypotheses_paper_vs_ours.csv",
         matrix=f"{BP_TABLES}/matrix_summary.csv",
+        predictability=f"{BP_TABLES}/predictability_summary.csv",
         paper=BP["paper_values"],
     output:
         csv=f"{BP_TABLES}/paper_vs_ours.csv",
@@ -286,6 +287,9 @@ rule bp_hypotheses:
         table7=f"{BP_TABLES}/table7.csv",
         table8=f"{BP_TABLES}/table8.csv",
         paper_vs_ours=f"{BP_TABLES}/hypotheses_paper_vs_ours.csv",
+        predictability=f"{BP_TABLES}/predictability_summary.csv",
+        predictability_benchmark=f"{BP_TABLES}/predictability_per_benchmark.csv",
+        predictability_model=f"{BP_TABLES}/predictability_per_model.csv",
     params:
         max_folds=BP["max_folds"],
         n_seeds=BP["hypotheses"]["n_seeds"],

@@ -7,7 +7,9 @@ from benchcast.workflow_support import job_logger
 log = job_logger(snakemake)
 inp = snakemake.input
 parts = {name: pd.read_csv(getattr(inp, name)) for name in ("grid", "geometry", "reliability", "section5")}
-parts["matrix"] = bp.matrix_paper_vs_ours(pd.read_csv(inp.matrix), pd.read_csv(inp.paper))
+paper = pd.read_csv(inp.paper)
+parts["matrix"] = bp.matrix_paper_vs_ours(pd.read_csv(inp.matrix), paper)
+parts["predictability"] = bp.predictability_paper_vs_ours(pd.read_csv(inp.predictability), paper)
 pvo = bp.combined_paper_vs_ours(parts, pd.read_csv(inp.hypotheses))
 pvo.to_csv(snakemake.output.csv, index=False, float_format="%.6g")
 both = pvo.dropna(subset=["ours", "paper"])

@@ -428,6 +428,19 @@ def matrix_paper_vs_ours(summary: pd.DataFrame, paper: pd.DataFrame) -> pd.DataF
                           "paper": p.get(("meta", row, col), np.nan)} for row, col, v in pairs])
 
 
+def predictability_paper_vs_ours(summary: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Appendix E.1: how many benchmarks / models are predicted below 15% MedAPE, next to the paper."""
+    p = paper.set_index(["table", "row", "column"])["paper"]
+    recs = []
+    for r in summary.itertuples():
+        row = f"per_{r.by}"
+        for col, val in (("n_below_15pct_medape", r.n_below), ("n_evaluated", r.n),
+                         ("pct_below_15pct_medape", 100 * r.share_below), ("median_medape", r.median_medape)):
+            recs.append({"table": "appE", "row": row, "column": col, "ours": float(val),
+                         "paper": p.get(("appE", row, col), np.nan)})
+    return pd.DataFrame(recs)
+
+
 def combined_paper_vs_ours(parts: dict[str, pd.DataFrame], hypotheses: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every reproduced number in one ``table, row, column, ours, paper`` table (plus ``source``,
     the output it comes from): Table 11, Section 3 geometry, Section 5, Section 6.2 and the
