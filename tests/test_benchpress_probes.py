@@ -175,6 +175,20 @@ def test_greedy_picks_the_informative_column():
     assert sorted(res.order) == [0, 1, 2]
 
 
+def test_ranking_objective_is_minus_the_probe_ranking_accuracy_and_drives_greedy():
+    rng = np.random.default_rng(7)
+    n, b = 30, 8
+    ability = rng.normal(0, 10, (n, 1))
+    M = 50 + ability + rng.normal(0, 5, (n, b))
+    M[rng.random((n, b)) < 0.1] = np.nan
+    M[:, 5] = 50 + ability[:, 0]                    # revealing column 5 orders every model correctly
+    obj = bp.ranking_objective(5.0)
+    ev = bp.evaluate_probe_set(M, [5], predict_batch=row_offset_predictor)
+    assert obj(ev.cells) == -bp.probe_ranking_accuracy(ev, 5.0)["accuracy"]
+    res = bp.greedy_probe_sets(M, steps=1, objective=obj, predict_batch=row_offset_predictor)
+    assert res.order == [5]
+
+
 def test_greedy_ties_go_to_the_earlier_candidate():
     M = sparse_matrix(6, 5, seed=8)
 

@@ -401,7 +401,8 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     conf = pd.read_csv(work / "results/tables/benchpress/conformal.csv")
     assert conf.coverage.between(0.5, 1.0).all()
     t5 = pd.read_csv(work / "results/tables/benchpress/table5.csv")
-    assert len(t5) == 4 * 2 and set(t5[t5["pool"] == "low_cost"].added) <= {"b1", "b3", "b5", "b7"}
+    assert len(t5) == 6 * 2 and set(t5[t5["pool"] == "low_cost"].added) <= {"b1", "b3", "b5", "b7"}
+    assert t5.ranking_accuracy.between(0, 1).all()
     assert pd.read_csv(work / "results/tables/benchpress/table6.csv").accuracy.between(0, 1).all()
     fig7 = pd.read_csv(work / "results/tables/benchpress/figure7.csv")
     assert list(fig7.k) == [1, 2] and (fig7.n_targets > 0).all()

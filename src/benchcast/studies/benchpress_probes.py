@@ -61,6 +61,7 @@ __all__ = [
     "ProbeCache",
     "ProbeEval",
     "mask_target_to_probes",
+    "ranking_objective",
     "evaluate_probe_set",
     "evaluate_probe_order",
     "GreedyResult",
@@ -579,6 +580,18 @@ def probe_ranking_accuracy(ev: ProbeEval, margin: float = 5.0) -> dict:
     n, k = int(per["n_pairs"].sum()), int(per["n_correct"].sum())
     return {"margin": float(margin), "accuracy": float(np.median(acc)) if len(acc) else float("nan"),
             "n_pairs": n, "n_correct": k, "pooled_accuracy": k / n if n else float("nan")}
+
+
+def ranking_objective(margin: float = 5.0) -> Callable[[pd.DataFrame], float]:
+    """Table 15's greedy objective: minus the median-over-benchmarks pairwise ranking accuracy at
+    ``margin`` of a probe evaluation's cells (the quantity of :func:`probe_ranking_accuracy`),
+    so that :func:`greedy_probe_sets`, which minimizes, picks the most ranking-preserving probe."""
+    def objective(cells: pd.DataFrame) -> float:
+        per = pairwise_ranking_accuracy(cells["actual"].to_numpy(), cells["predicted"].to_numpy(),
+                                        np.ones(len(cells), dtype=bool), cells["benchmark"].to_numpy(), margin)
+        acc = per["accuracy"].dropna()
+        return -float(np.median(acc)) if len(acc) else float("inf")
+    return objective
 
 
 # --------------------------------------------------------------------------- temporal deployment
