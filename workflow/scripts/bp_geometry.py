@@ -1,6 +1,5 @@
 import pandas as pd
 
-from benchcast.completion.evaluation import load_folds, validate_folds
 from benchcast.plots import rank_sweep_plot
 from benchcast.studies import benchpress as bp
 from benchcast.studies import benchpress_geometry as geo
@@ -9,11 +8,7 @@ from benchcast.workflow_support import job_logger
 log = job_logger(snakemake)
 p = snakemake.params
 out = snakemake.output
-M, _, benchmarks = bp.load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)
-folds = load_folds(snakemake.input.folds, M.shape)
-validate_folds(folds, ~(M != M), snakemake.input.folds)
-if p.max_folds:
-    folds = folds[: p.max_folds]
+M, _, benchmarks, folds = bp.load_study_inputs(snakemake.input, p.max_folds)
 sweep = geo.rank_sweep(M, folds, ranks=p.ranks)
 sweep.to_csv(out.sweep, index=False, float_format="%.4f")
 rank_sweep_plot(sweep, out.figure4)

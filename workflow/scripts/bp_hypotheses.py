@@ -1,6 +1,5 @@
 import pandas as pd
 
-from benchcast.completion.evaluation import load_folds, validate_folds
 from benchcast.studies import benchpress as bp
 from benchcast.studies import benchpress_hypotheses as H
 from benchcast.workflow_support import job_logger
@@ -8,11 +7,7 @@ from benchcast.workflow_support import job_logger
 log = job_logger(snakemake)
 p = snakemake.params
 out = snakemake.output
-M, models, benchmarks = bp.load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)
-folds = load_folds(snakemake.input.folds, M.shape)
-validate_folds(folds, ~(M != M), snakemake.input.folds)
-if p.max_folds:
-    folds = folds[: p.max_folds]
+M, models, benchmarks, folds = bp.load_study_inputs(snakemake.input, p.max_folds)
 if benchmarks["category"].isna().any():
     raise SystemExit("benchmarks.parquet has no category for some benchmarks: ingest benchpress with its inventory")
 bench_seeds = max(1, p.n_seeds // 2)

@@ -1,14 +1,9 @@
-from benchcast.completion.evaluation import load_folds, validate_folds
 from benchcast.studies import benchpress as bp
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params
-M, _, _ = bp.load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)
-folds = load_folds(snakemake.input.folds, M.shape)
-validate_folds(folds, ~(M != M), snakemake.input.folds)
-if p.max_folds:
-    folds = folds[: p.max_folds]
+M, _, _, folds = bp.load_study_inputs(snakemake.input, p.max_folds)
 summary = bp.section5_ranking(M, folds, margins=tuple(p.margins))
 summary.to_csv(snakemake.output[0], index=False, float_format="%.6f")
 for r in summary.itertuples():

@@ -1,6 +1,5 @@
 import pandas as pd
 
-from benchcast.completion.evaluation import load_folds, validate_folds
 from benchcast.data.io import write_parquet_atomic
 from benchcast.plots import risk_coverage_plot
 from benchcast.studies import benchpress as bp
@@ -9,11 +8,7 @@ from benchcast.workflow_support import job_logger
 log = job_logger(snakemake)
 p = snakemake.params
 out = snakemake.output
-M, _, _ = bp.load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)
-folds = load_folds(snakemake.input.folds, M.shape)
-validate_folds(folds, ~(M != M), snakemake.input.folds)
-if p.max_folds:
-    folds = folds[: p.max_folds]
+M, _, _, folds = bp.load_study_inputs(snakemake.input, p.max_folds)
 # each fold's risk model is fitted single-threaded with its own seed: results do not depend on n_jobs
 res = bp.reliability_study(M, folds, n_jobs=snakemake.threads, **p.reliability)
 write_parquet_atomic(res["features"], out.features)

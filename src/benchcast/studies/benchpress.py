@@ -49,6 +49,18 @@ def load_matrix(scores: str | Path, models: str | Path, benchmarks: str | Path) 
     return M, m, b
 
 
+def load_study_inputs(inputs, max_folds: int | None = None):
+    """The workflow jobs' common inputs: ``(M, models, benchmarks, folds)`` from a Snakemake input
+    object with ``scores, models, benchmarks, folds``. The folds are checked against the matrix
+    (every held-out cell observed) and cut to the first ``max_folds`` when that is set."""
+    from benchcast.completion.evaluation import load_folds, validate_folds
+
+    M, models, benchmarks = load_matrix(inputs.scores, inputs.models, inputs.benchmarks)
+    folds = load_folds(inputs.folds, M.shape)
+    validate_folds(folds, ~np.isnan(M), inputs.folds)
+    return M, models, benchmarks, (folds[:max_folds] if max_folds else folds)
+
+
 def percentage_flags(M: np.ndarray, benchmarks: pd.DataFrame, rule: str) -> np.ndarray | None:
     """Which columns are percentages: ``range`` (None: the pipeline applies the paper code's
     observed-range rule to each training matrix) or ``inventory`` (the ingested
