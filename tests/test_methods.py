@@ -17,7 +17,7 @@ from benchcast.errors import BudgetExceeded, ConfigError
 from benchcast.methods import REGISTRY, make_method
 from benchcast.methods.base import Method, random_coreset
 from benchcast.methods.pca import pca_impute
-from benchcast.methods.ridge import DEFAULT_ALPHAS, ridge_cv_fit, ridge_fit
+from benchcast.methods.ridge import DEFAULT_ALPHAS, ridge_cv_fit, ridge_fit, ridge_validation_gaps_per_alpha
 from benchcast.oracle import Oracle
 
 
@@ -453,6 +453,50 @@ def test_random_search_learn_independent_of_batch_size():
         np.testing.assert_array_equal(core, results[0][0])
         assert gap == pytest.approx(results[0][1], abs=1e-12)
         np.testing.assert_allclose(est, results[0][2], atol=1e-12)
+
+
+@pytest.mark.parametrize("n_src,n_items,budget", [(40, 60, 8), (120, 150, 70), (30, 200, 90)])
+def test_random_search_learn_pruned_search_selects_the_exhaustive_searchs_subset(n_src, n_items, budget):
+    """Pruning by the fixed-alpha lower bound must not change the winner (primal and dual forms,
+    Cholesky path for Gram matrices >= 64), and it must actually skip candidates."""
+    src, tgt = source_target(n_src=n_src, n_items=n_items, seed=n_src + budget)
+    fits = {}
+    for prune in (False, True):
+        fits[prune] = make_method("random_search_learn", {"num_search": 300, "batch_size": 32, "prune": prune}).fit(
+            src, budget, np.random.default_rng(5))
+    np.testing.assert_array_equal(fits[True].coreset_, fits[False].coreset_)
+    assert fits[True].best_validation_gap_ == fits[False].best_validation_gap_
+    assert fits[False].candidates_scored_ == 300
+    assert fits[True].candidates_scored_ < 300
+
+
+def test_random_search_learn_pruning_keeps_the_earliest_of_tied_candidates():
+    # identical item columns make every candidate of the same size score the same gap
+    src, _ = source_target(n_src=40, n_items=10, seed=3)
+    src = np.repeat(src[:, :1], 10, axis=1)
+    for prune in (False, True):
+        m = make_method("random_search_learn", {"num_search": 50, "prune": prune}).fit(src, 3, np.random.default_rng(1))
+        cands = np.random.default_rng(1)
+        cands.permutation(40)
+        first = cands.permutation(10)[:3]
+        np.testing.assert_array_equal(m.coreset_, first)
+
+
+@pytest.mark.parametrize("m_train,p", [(30, 12), (30, 80), (100, 70)])
+def test_ridge_validation_gaps_per_alpha_bound_ridgecv(m_train, p):
+    rng = np.random.default_rng(m_train + p)
+    A = (rng.random((m_train + 15, 120)) < rng.random(120)).astype(float)
+    S, V = A[:m_train], A[m_train:]
+    y, yv = S.mean(axis=1), V.mean(axis=1)
+    cands = np.stack([rng.permutation(120)[:p] for _ in range(20)])
+    per_alpha = ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=7)
+    for c, row in zip(cands, per_alpha):
+        for a, gap in zip(DEFAULT_ALPHAS, row):
+            ref = Ridge(alpha=a).fit(S[:, c], y)
+            assert gap == pytest.approx(np.abs(ref.predict(V[:, c]) - yv).mean(), rel=1e-9, abs=1e-12)
+        cv = RidgeCV(alphas=DEFAULT_ALPHAS).fit(S[:, c], y)
+        cv_gap = np.abs(cv.predict(V[:, c]) - yv).mean()
+        assert row.min() <= cv_gap + 1e-12 and np.isclose(row, cv_gap, rtol=1e-9, atol=1e-12).any()
 
 
 # --------------------------------------------------------------------------- budget for every method
