@@ -133,8 +133,29 @@ def test_non_binary_scores_are_refused(data):
 def test_unknown_irt_parameter_is_a_config_error():
     from benchcast.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="unknown IRT parameter"):
+    with pytest.raises(ConfigError, match="do not apply to fitter 'map'"):
         make_method("gp_irt", {"irt": {"dimz": 3}})
+    with pytest.raises(ConfigError, match="do not apply to fitter 'svi'"):
+        make_method("gp_irt", {"irt": {"fitter": "svi", "disc_scale": 0.5}})
+    with pytest.raises(ConfigError, match="unknown IRT fitter 'em'"):
+        make_method("p_irt", {"irt": {"fitter": "em"}})
+
+
+def test_identical_source_sets_share_one_fit(data):
+    """Extrapolation-like trials (the same source models in every trial) are fitted once; a trial
+    with other sources gets its own fit; switching sharing off refits every trial."""
+    src_a, src_b = np.arange(0, 40), np.arange(10, 50)
+    by_trial = {0: (src_a, np.arange(50, 60)), 1: (src_a[::-1].copy(), np.arange(50, 60)),
+                2: (src_b, np.arange(50, 60)), 3: (src_a, np.arange(50, 60))}
+    fits = fit_irt_trials(data, by_trial, 0, {"dims": 2, "max_iter": 200}, with_bias=False)
+    assert [fits[t].shared_from for t in range(4)] == [0, 0, 2, 0]
+    assert fits[1].disc is fits[0].disc and fits[3].fit_seconds == fits[0].fit_seconds
+    assert not np.array_equal(fits[2].disc, fits[0].disc)
+    own = fit_irt_trials(data, by_trial, 0, {"dims": 2, "max_iter": 200}, with_bias=False,
+                         share_identical_sources=False)
+    assert [own[t].shared_from for t in range(4)] == [0, 1, 2, 3]
+    np.testing.assert_array_equal(own[0].disc, fits[0].disc)      # the first trial's fit is the same
+    assert not np.array_equal(own[3].disc, fits[3].disc)          # a refit from trial 3's seed differs
 
 
 def test_prefit_dims_mismatch_items_is_refused(data):

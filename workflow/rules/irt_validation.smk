@@ -33,7 +33,7 @@ rule irtv_ours:
     output:
         f"{IRTV_DIR}/benchcast.npz",
     params:
-        irt=lambda w: {**MTM["irt"], "dims": IRTV["dims"]},
+        irt=lambda w: {**mtm_irt_fit_params("interpolation"), "dims": IRTV["dims"]},   # the fitter P-IRT uses in interpolation
         seed=config["seed"],
     log:
         "logs/irt_validation/{dataset}/benchcast.log",

@@ -34,8 +34,20 @@ def mtm_method_params(w):
         if "irt" in params:
             raise ConfigError(f"config misses_the_mark.methods: {w.method} takes its IRT settings from "
                               "misses_the_mark.irt (one fit shared by P-IRT and GP-IRT); remove params.irt")
-        params["irt"] = dict(MTM["irt"])
+        params["irt"] = mtm_irt_fit_params(w.split)
     return params
+
+
+def mtm_irt_settings(split):
+    """misses_the_mark.irt for one split: the shared settings with that split's ``by_split`` overrides."""
+    settings = {k: v for k, v in MTM["irt"].items() if k != "by_split"}
+    settings.update(MTM["irt"].get("by_split", {}).get(split, {}))
+    return settings
+
+
+def mtm_irt_fit_params(split):
+    """The fitter's keyword arguments (what P-IRT / GP-IRT record in their params)."""
+    return {k: v for k, v in mtm_irt_settings(split).items() if k != "share_identical_sources"}
 
 
 def mtm_cells():
@@ -104,7 +116,8 @@ rule mtm_irt:
         timing=MTM_IRT_TIMING,
     params:
         seed=config["seed"],
-        irt=MTM["irt"],
+        irt=lambda w: mtm_irt_fit_params(w.split),
+        share_identical_sources=lambda w: bool(mtm_irt_settings(w.split).get("share_identical_sources", True)),
         # GP-IRT's lambda needs a second, held-out fit; skip it when only P-IRT is configured
         with_bias=any(REGISTRY[n].needs_prefit == "irt" and getattr(REGISTRY[n], "wants_bias", False) for n in MTM_METHOD_NAME.values()),
     resources:

@@ -3,8 +3,9 @@ from pathlib import Path
 
 import numpy as np
 
-from benchcast import irt, seeding
+from benchcast import seeding
 from benchcast.data.item_level import load_response_matrix
+from benchcast.methods.irt_methods import fit_irt
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)  # one BLAS thread, as py-irt gets one torch thread
@@ -12,7 +13,7 @@ matrix = load_response_matrix(Path(snakemake.input.models).parent, snakemake.wil
 heldout = np.load(snakemake.input.mask, allow_pickle=False)
 params = dict(snakemake.params.irt)
 t0 = time.perf_counter()
-fit = irt.fit_mirt_2pl(matrix.scores, ~heldout, rng=seeding.rng(snakemake.params.seed, 0, "irt"), **params)
+fit = fit_irt(matrix.scores, seeding.rng(snakemake.params.seed, 0, "irt"), params, observed=~heldout)
 seconds = time.perf_counter() - t0
 log(f"{matrix.shape} params={params}: {seconds:.2f}s, {fit.n_iter} iterations, converged={fit.converged}")
 np.savez(snakemake.output[0], disc=fit.disc, diff=fit.diff, ability=fit.ability, fit_seconds=seconds,

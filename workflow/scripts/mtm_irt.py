@@ -12,12 +12,18 @@ w = snakemake.wildcards
 matrix = load_response_matrix(Path(snakemake.input.models).parent, w.dataset)
 by_trial = splits_by_trial(pd.read_parquet(snakemake.input.splits), matrix)
 params = dict(snakemake.params.irt)
-log(f"{w.dataset} {w.split}: IRT fits of {len(by_trial)} trials, params={params}, bias={snakemake.params.with_bias}")
-fits = fit_irt_trials(matrix.scores, by_trial, snakemake.params.seed, params, snakemake.params.with_bias, log=log)
+share = bool(snakemake.params.share_identical_sources)
+log(f"{w.dataset} {w.split}: IRT fits of {len(by_trial)} trials, params={params}, bias={snakemake.params.with_bias}, "
+    f"share_identical_sources={share}")
+fits = fit_irt_trials(matrix.scores, by_trial, snakemake.params.seed, params, snakemake.params.with_bias,
+                      share_identical_sources=share, log=log)
 items, trials = fits_to_frames(fits)
 timing = pd.DataFrame({"trial": list(fits), "fit_seconds": [f.fit_seconds for f in fits.values()],
-                       "bias_seconds": [f.bias_seconds for f in fits.values()]})
+                       "bias_seconds": [f.bias_seconds for f in fits.values()],
+                       "shared_from": [f.shared_from for f in fits.values()]})
 write_parquet_atomic(timing, snakemake.output.timing)
 write_parquet_atomic(trials, snakemake.output.trials)
 write_parquet_atomic(items, snakemake.output.item_params)
-log(f"done: {timing.fit_seconds.sum():.1f}s full fits, {timing.bias_seconds.sum():.1f}s bias refits")
+made = timing.shared_from == timing.trial
+log(f"done: {int(made.sum())} distinct fits, {timing.fit_seconds[made].sum():.1f}s full fits, "
+    f"{timing.bias_seconds[made].sum():.1f}s bias refits")

@@ -33,6 +33,7 @@ GP-IRT use the same core set in a trial (paired, as the paper ran both with one 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -43,8 +44,16 @@ from benchcast import irt
 from benchcast.errors import ConfigError, DataError
 from benchcast.methods.base import Method, check_budget, register
 
-#: keyword arguments of :func:`benchcast.irt.fit_mirt_2pl` a config may set
-IRT_FIT_KEYS = ("dims", "ability_scale", "disc_scale", "diff_scale", "max_iter", "tol")
+#: the IRT fitters (config key ``fitter``) and the keyword arguments each accepts
+IRT_FITTER_KEYS = {
+    # MAP by L-BFGS with empirical-Bayes priors (ours, fast; :func:`benchcast.irt.fit_mirt_2pl`)
+    "map": ("dims", "ability_scale", "disc_scale", "diff_scale", "max_iter", "tol"),
+    # the paper's fitter re-implemented: mean-field SVI of tinyBenchmarks' hierarchical model
+    # (:func:`benchcast.irt.fit_mirt_2pl_svi`)
+    "svi": ("dims", "epochs", "lr"),
+}
+#: every key a config's IRT section may set
+IRT_FIT_KEYS = ("fitter",) + tuple(sorted({k for keys in IRT_FITTER_KEYS.values() for k in keys}))
 
 
 @dataclass
@@ -57,6 +66,7 @@ class IRTTrialFit:
     mean_variance: float   # mean over source models of Var_z s(f, z) (v = mean_variance / (4 n))
     fit_seconds: float = 0.0   # the full source fit (P-IRT's training cost)
     bias_seconds: float = 0.0  # the held-out refit for b (GP-IRT's extra training cost)
+    shared_from: int | None = None  # the trial whose fit this is (fit_irt_trials shares identical source sets)
 
     @property
     def dims(self) -> int:
@@ -71,10 +81,25 @@ def check_binary(source: np.ndarray, what: str = "source scores") -> None:
 
 def _fit_params(irt_params: dict | None) -> dict:
     params = dict(irt_params or {})
-    unknown = set(params) - set(IRT_FIT_KEYS)
+    fitter = params.get("fitter", "map")
+    if fitter not in IRT_FITTER_KEYS:
+        raise ConfigError(f"unknown IRT fitter {fitter!r}; choose one of {', '.join(IRT_FITTER_KEYS)} "
+                          "(misses_the_mark.irt.fitter)")
+    unknown = set(params) - {"fitter"} - set(IRT_FITTER_KEYS[fitter])
     if unknown:
-        raise ConfigError(f"unknown IRT parameter(s) {sorted(unknown)}; known: {', '.join(IRT_FIT_KEYS)}")
+        raise ConfigError(f"IRT parameter(s) {sorted(unknown)} do not apply to fitter {fitter!r}; it takes "
+                          f"{', '.join(IRT_FITTER_KEYS[fitter])}")
     return params
+
+
+def fit_irt(responses: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None,
+            observed: np.ndarray | None = None) -> irt.IRTParams:
+    """Fit the multidimensional 2PL with the configured fitter (``fitter``: ``map`` default, or ``svi``)."""
+    params = _fit_params(irt_params)
+    fitter = params.pop("fitter", "map")
+    if fitter == "svi":
+        return irt.fit_mirt_2pl_svi(responses, observed, rng=rng, **params)
+    return irt.fit_mirt_2pl(responses, observed, rng=rng, **params)
 
 
 def heldout_bias(source: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None,
@@ -87,7 +112,7 @@ def heldout_bias(source: np.ndarray, rng: np.random.Generator, irt_params: dict 
     train = np.setdiff1d(np.arange(m), val)
     if len(train) < 2 or len(val) < 1:
         raise ConfigError(f"GP-IRT's bias estimate needs >= 2 training and >= 1 validation source model; got {m} models")
-    fit = irt.fit_mirt_2pl(source[train], rng=rng, **params)
+    fit = fit_irt(source[train], rng, params)
     seen, unseen = np.arange(0, source.shape[1], 2), np.arange(1, source.shape[1], 2)
     theta = irt.estimate_ability(source[val][:, seen], fit.disc[seen], fit.diff[seen])
     pred = irt.response_probabilities(theta, fit.disc[unseen], fit.diff[unseen]).mean(axis=1)
@@ -100,7 +125,7 @@ def fit_trial_irt(source: np.ndarray, rng: np.random.Generator, irt_params: dict
     check_binary(source)
     params = _fit_params(irt_params)
     t0 = time.perf_counter()
-    fit = irt.fit_mirt_2pl(source, rng=rng, **params)
+    fit = fit_irt(source, rng, params)
     t1 = time.perf_counter()
     bias = heldout_bias(source, rng, params) if with_bias else float("nan")
     return IRTTrialFit(disc=fit.disc, diff=fit.diff, bias=bias,
@@ -109,18 +134,33 @@ def fit_trial_irt(source: np.ndarray, rng: np.random.Generator, irt_params: dict
 
 
 def fit_irt_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.ndarray]], base_seed: int,
-                   irt_params: dict | None = None, with_bias: bool = True,
+                   irt_params: dict | None = None, with_bias: bool = True, share_identical_sources: bool = True,
                    log=lambda s: None) -> dict[int, IRTTrialFit]:
     """The IRT fit of every trial's source models (seed stream ``"irt"``), as the workflow's
-    ``mtm_irt`` job makes it once per (dataset, split) for all budgets and both methods."""
+    ``mtm_irt`` job makes it once per (dataset, split) for all budgets and both methods.
+
+    ``share_identical_sources`` (default): trials whose source models are the same set (every
+    trial of the extrapolation split: the weakest half of the models) share the fit of the
+    first such trial instead of refitting the same data from another random start (ours;
+    the paper's code refits per trial). The shared fit's ``fit_seconds`` / ``bias_seconds``
+    are repeated on every trial that uses it (its training cost), and ``shared_from`` names
+    the trial that made it.
+    """
     # imported here: benchcast.harness imports the methods package, which imports this module
     from benchcast import seeding
     from benchcast.harness import Progress
 
     progress = Progress(len(by_trial), log, "irt")
-    fits = {}
+    fits, made_by = {}, {}
     for k, (trial, (src, _)) in enumerate(sorted(by_trial.items())):
-        fits[trial] = fit_trial_irt(scores[src], seeding.rng(base_seed, trial, "irt"), irt_params, with_bias)
+        key = np.sort(src).tobytes()
+        if share_identical_sources and key in made_by:
+            first = made_by[key]
+            fits[trial] = dataclasses.replace(fits[first], shared_from=first)
+        else:
+            fits[trial] = fit_trial_irt(scores[src], seeding.rng(base_seed, trial, "irt"), irt_params, with_bias)
+            fits[trial].shared_from = trial
+            made_by[key] = trial
         progress(k + 1)
     return fits
 
