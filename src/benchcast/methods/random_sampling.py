@@ -6,7 +6,7 @@ import numpy as np
 
 from benchcast.methods.base import Method, check_budget, random_coreset, register
 from benchcast.methods.ridge import (DEFAULT_ALPHAS, RidgeModel, bound_uses_gathered_gram, ridge_cv_fit,
-                                     ridge_validation_gaps_per_alpha)
+                                     ridge_cv_validation_gaps_dual, ridge_validation_gaps_per_alpha)
 from benchcast.oracle import Oracle
 
 
@@ -72,7 +72,8 @@ class RandomSearchLearn(Method):
     leaderboards ~0.2% of the candidates need the leave-one-out fit. The bound only saves
     work when it can use the gathered Gram matrix
     (:func:`~benchcast.methods.ridge.bound_uses_gathered_gram`); with few training models the
-    dual-form ``RidgeCV`` costs the same as the bound, so the search is exhaustive there.
+    dual-form ``RidgeCV`` costs the same as the bound, so the search is exhaustive there,
+    computed in model space (:func:`~benchcast.methods.ridge.ridge_cv_validation_gaps_dual`).
     """
 
     def __init__(self, num_search: int = 10_000, train_fraction: float = 0.75, batch_size: int = 256,
@@ -111,6 +112,11 @@ class RandomSearchLearn(Method):
                                                     self.batch_size).min(axis=1)
             visit = np.lexsort((np.arange(self.num_search), bound))   # by bound, then index
             step = min(self.batch_size, self.exact_batch_size)
+        elif self.prune:
+            # few training models: the whole exhaustive search in model space is as cheap as a bound
+            gaps = ridge_cv_validation_gaps_dual(S_train, y[train], S_val, y[val], candidates, self.alphas,
+                                                 self.batch_size)
+            return self._select(source, y, candidates, np.arange(self.num_search), gaps)
         else:
             bound = np.full(self.num_search, -np.inf)
             visit = np.arange(self.num_search)
@@ -126,7 +132,9 @@ class RandomSearchLearn(Method):
             scored_idx.append(chunk)
             scored_gap.append(gaps)
             best_gap = min(best_gap, float(gaps.min()))
-        scored_idx, scored_gap = np.concatenate(scored_idx), np.concatenate(scored_gap)
+        return self._select(source, y, candidates, np.concatenate(scored_idx), np.concatenate(scored_gap))
+
+    def _select(self, source, y, candidates, scored_idx, scored_gap):
         best_idx = int(scored_idx[scored_gap == scored_gap.min()].min())   # earliest candidate wins ties
         self.coreset_ = candidates[best_idx]
         self.best_validation_gap_ = float(scored_gap.min())

@@ -207,3 +207,47 @@ def ridge_validation_gaps_per_alpha(train_X: np.ndarray, train_y: np.ndarray, va
             pred = np.einsum("vbp,bp->bv", Xv, coef) + intercept[:, None]
             gaps[start:start + B, k] = np.abs(pred - val_y[None, :]).mean(axis=1)
     return gaps
+
+
+def ridge_cv_validation_gaps_dual(train_X: np.ndarray, train_y: np.ndarray, val_X: np.ndarray, val_y: np.ndarray,
+                                  candidates: np.ndarray, alphas=DEFAULT_ALPHAS,
+                                  batch_size: int = 256) -> np.ndarray:
+    """Validation MAE of ``RidgeCV(alphas)`` (exact leave-one-out alpha) on every candidate column subset,
+    computed entirely in model space -- for few training rows (Random-Search-Learn's exhaustive search).
+
+    Same quantity as fitting :func:`ridge_cv_fit` on ``train_X[:, c]`` and scoring
+    ``val_X[:, c]``, without ever forming a coefficient vector: with the columns centred by
+    the training means, ``Z = [Xc; Xv - x̄]``, the candidate's products ``K = Xc Xcᵀ`` and
+    ``C = (Xv - x̄) Xcᵀ`` come from one batched product, and per alpha ``w = (K + αI)⁻¹ yc``
+    gives the leave-one-out residuals ``α w_i / (α [(K + αI)⁻¹]_ii - 1/m)`` (as
+    :func:`ridge_cv_fit`'s dual form) and the validation predictions ``ȳ + C w``. Float64;
+    agrees with :func:`ridge_cv_fit` to rounding (tested).
+    """
+    candidates = np.asarray(candidates)
+    m = train_X.shape[0]
+    x_mean = train_X.mean(axis=0)
+    y_mean = float(train_y.mean())
+    Z = np.vstack([train_X - x_mean, np.asarray(val_X, dtype=float) - x_mean])
+    yc = train_y - y_mean
+    diag = np.arange(m)
+    gaps = np.empty(len(candidates))
+    for start in range(0, len(candidates), batch_size):
+        cand = candidates[start:start + batch_size]
+        B = len(cand)
+        Zs = Z[:, cand].transpose(1, 0, 2)                     # (B, m + n_val, p)
+        J = Zs @ Zs[:, :m].transpose(0, 2, 1)                  # (B, m + n_val, m): [K; C]
+        K, C = J[:, :m], J[:, m:]
+        best_err = np.full(B, np.inf)
+        best_pred = np.zeros((B, J.shape[1] - m))
+        for a in np.asarray(alphas, dtype=float):
+            reg = K.copy()
+            reg[:, diag, diag] += a
+            inv = np.linalg.inv(reg)
+            w = inv @ yc
+            h = 1.0 - a * inv[:, diag, diag] + 1.0 / m
+            err = ((a * w / (1.0 - h)) ** 2).mean(axis=1)
+            better = err < best_err                            # strict: the first alpha wins ties
+            best_err = np.where(better, err, best_err)
+            best_pred[better] = y_mean + np.einsum("bvm,bm->bv", C[better], w[better])
+        gaps[start:start + B] = np.abs(best_pred - val_y[None, :]).mean(axis=1)
+    return gaps
