@@ -2,7 +2,8 @@
 
 Runs the P-IRT estimator (k-means anchors on [disc, diff], ML abilities, eq. 12) on the first
 20 extrapolation trials of DATASET at n = 50 with
-  * ``ours``: the workflow's stored fit (results/irt/misses_the_mark/DATASET/extrapolation),
+  * ``ours``: the workflow's stored trial-0 fit (results/irt/misses_the_mark/DATASET/extrapolation; with
+    the shipped configs that is now the SVI fit, ``fitter: svi`` -- set ``by_split: {}`` to store the MAP fit),
   * ``ours_old_default``: our MAP fit with zero-mean priors and a fixed difficulty scale,
   * ``pyirt_paper``: py-irt (paper's multidim_2pl, 2,000 SVI epochs) on the same source models.
 The extrapolation source set is the same in every trial, so one py-irt fit serves all trials.
