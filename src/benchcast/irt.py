@@ -227,6 +227,22 @@ class _Objective:
         return res.x * self.scale, res
 
 
+def _checked_responses(responses, observed, dims) -> tuple[np.ndarray, np.ndarray, int]:
+    """Validated ``(Y, mask, dims)`` for the IRT fitters: a non-empty 2-D float matrix, a
+    boolean mask of observed cells, binary observed responses and an integer ``dims >= 1``."""
+    Y = np.asarray(responses, dtype=np.float64)
+    if Y.ndim != 2:
+        raise _bad("responses", f"expected a 2-D (subjects x items) array, got shape {Y.shape}",
+                   "pass the response matrix with one row per model")
+    if isinstance(dims, (bool, np.bool_)) or not isinstance(dims, (int, np.integer)) or dims < 1:
+        raise _bad("dims", f"dims must be an integer >= 1, got {dims!r}", "use e.g. dims=10")
+    if Y.shape[0] < 1 or Y.shape[1] < 1:
+        raise _bad("responses", f"empty response matrix {Y.shape}", "pass at least one subject and item")
+    mask = _as_mask(observed, Y.shape)
+    _check_binary(Y[mask], "responses")
+    return Y, mask, int(dims)
+
+
 def fit_mirt_2pl(responses: np.ndarray, observed: np.ndarray | None = None, *, dims: int = 10,
                  rng: np.random.Generator, ability_scale: float = DEFAULT_ABILITY_SCALE,
                  disc_scale: float | None = DEFAULT_DISC_SCALE, diff_scale: float | None = DEFAULT_DIFF_SCALE,
@@ -314,18 +330,8 @@ def fit_mirt_2pl(responses: np.ndarray, observed: np.ndarray | None = None, *, d
     Raises ``ValueError`` (:class:`benchcast.errors.DataError`) for bad shapes, non-binary or
     NaN observed responses, ``dims < 1`` or non-positive prior scales.
     """
-    Y = np.asarray(responses, dtype=np.float64)
-    if Y.ndim != 2:
-        raise _bad("responses", f"expected a 2-D (subjects x items) array, got shape {Y.shape}",
-                   "pass the response matrix with one row per model")
-    if isinstance(dims, (bool, np.bool_)) or not isinstance(dims, (int, np.integer)) or dims < 1:
-        raise _bad("dims", f"dims must be an integer >= 1, got {dims!r}", "use e.g. dims=10")
-    dims = int(dims)
+    Y, mask, dims = _checked_responses(responses, observed, dims)
     n_subjects, n_items = Y.shape
-    if n_subjects < 1 or n_items < 1:
-        raise _bad("responses", f"empty response matrix {Y.shape}", "pass at least one subject and item")
-    mask = _as_mask(observed, Y.shape)
-    _check_binary(Y[mask], "responses")
     sa = _check_scale("ability_scale", ability_scale)
     sb = None if diff_scale is None else _check_scale("diff_scale", diff_scale)
     sg = None if disc_scale is None else _check_scale("disc_scale", disc_scale)
@@ -927,12 +933,8 @@ def fit_mirt_2pl_svi(responses: np.ndarray, observed: np.ndarray | None = None, 
     ``lr_decay`` outside ``(0, 1]``, an unknown ``params`` or an ``rng`` that is not a
     ``numpy.random.Generator``.
     """
-    Y = np.asarray(responses, dtype=np.float64)
-    if Y.ndim != 2:
-        raise _bad("responses", f"expected a 2-D (subjects x items) array, got shape {Y.shape}",
-                   "pass the response matrix with one row per model")
-    if isinstance(dims, (bool, np.bool_)) or not isinstance(dims, (int, np.integer)) or dims < 1:
-        raise _bad("dims", f"dims must be an integer >= 1, got {dims!r}", "use e.g. dims=10")
+    Y, mask, dims = _checked_responses(responses, observed, dims)
+    n_subjects, n_items = Y.shape
     if isinstance(epochs, (bool, np.bool_)) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
         raise _bad("epochs", f"epochs must be an integer >= 1, got {epochs!r}", "use e.g. epochs=2000")
     if not (isinstance(lr, (int, float, np.floating, np.integer)) and np.isfinite(lr) and lr > 0):
@@ -945,12 +947,6 @@ def fit_mirt_2pl_svi(responses: np.ndarray, observed: np.ndarray | None = None, 
     if not isinstance(rng, np.random.Generator):
         raise _bad("rng", f"expected a numpy.random.Generator, got {type(rng).__name__}",
                    "pass e.g. numpy.random.default_rng(0)")
-    dims = int(dims)
-    n_subjects, n_items = Y.shape
-    if n_subjects < 1 or n_items < 1:
-        raise _bad("responses", f"empty response matrix {Y.shape}", "pass at least one subject and item")
-    mask = _as_mask(observed, Y.shape)
-    _check_binary(Y[mask], "responses")
     if not mask.any():
         raise _bad("observed", "no observed cell", "observe at least one response")
 
