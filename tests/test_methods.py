@@ -15,10 +15,10 @@ from threadpoolctl import threadpool_limits
 
 from benchcast.errors import BudgetExceeded, ConfigError
 from benchcast.methods import REGISTRY, make_method
-from benchcast.methods.base import Method, random_coreset
+from benchcast.methods.base import Method, random_coreset, random_subsets
 from benchcast.methods.pca import pca_impute
-from benchcast.methods.ridge import (DEFAULT_ALPHAS, bound_uses_gathered_gram, ridge_cv_fit, ridge_cv_validation_gaps_dual,
-                                     ridge_fit, ridge_validation_gaps_per_alpha)
+from benchcast.methods.ridge import (DEFAULT_ALPHAS, CandidateProducts, bound_uses_gathered_gram, ridge_cv_fit, ridge_fit,
+                                     ridge_validation_gaps_per_alpha)
 from benchcast.oracle import Oracle
 
 
@@ -412,7 +412,7 @@ def _rsl_reference(src, n, num_search, seed, train_fraction=0.75):
     M, N = src.shape
     order = rng.permutation(M)
     tr, val = order[: int(M * train_fraction)], order[int(M * train_fraction):]
-    cands = [rng.permutation(N)[:n] for _ in range(num_search)]
+    cands = list(random_subsets(N, n, num_search, rng))   # the candidates' sampler (tested on its own)
     y = src.mean(axis=1)
     gaps = []
     for c in cands:
@@ -443,6 +443,25 @@ def test_random_search_learn_picks_lowest_validation_gap():
     np.testing.assert_allclose(m.estimate(Oracle(tgt, 5), None), ref.predict(tgt[:, cands[best]]), atol=1e-10)
 
 
+@pytest.mark.parametrize("chunk_cells", [2**22, 50])   # one chunk; many chunks of a few rows
+def test_random_subsets_are_uniform_distinct_and_reproducible(chunk_cells):
+    n, size, count = 12, 4, 30_000
+    rows = random_subsets(n, size, count, np.random.default_rng(7), chunk_cells=chunk_cells)
+    assert rows.shape == (count, size) and rows.min() >= 0 and rows.max() < n
+    assert (np.sort(rows, axis=1)[:, 1:] != np.sort(rows, axis=1)[:, :-1]).all()      # no repeats in a row
+    # every item at every position with probability 1/n, as rng.permutation(n)[:size]
+    for pos in range(size):
+        freq = np.bincount(rows[:, pos], minlength=n) / count
+        assert np.abs(freq - 1 / n).max() < 5 * np.sqrt((1 / n) / count)
+    pairs = np.bincount(rows[:, 0] * n + rows[:, 1], minlength=n * n).reshape(n, n) / count
+    off = ~np.eye(n, dtype=bool)
+    assert np.abs(pairs[off] - 1 / (n * (n - 1))).max() < 5 * np.sqrt(1 / (n * (n - 1)) / count)
+    np.testing.assert_array_equal(rows, random_subsets(n, size, count, np.random.default_rng(7), chunk_cells=chunk_cells))
+    assert sorted(random_subsets(n, n, 1, np.random.default_rng(0))[0]) == list(range(n))
+    with pytest.raises(ValueError, match="subset size"):
+        random_subsets(n, n + 1, 1, np.random.default_rng(0))
+
+
 def test_random_search_learn_independent_of_batch_size():
     src, tgt = source_target(n_items=40, seed=12)
     results = []
@@ -468,11 +487,7 @@ def test_random_search_learn_pruned_search_selects_the_exhaustive_searchs_subset
     np.testing.assert_array_equal(fits[True].coreset_, fits[False].coreset_)
     assert fits[True].best_validation_gap_ == pytest.approx(fits[False].best_validation_gap_, rel=1e-12)
     assert fits[False].candidates_scored_ == 300
-    n_train = int(n_src * 0.75)
-    if bound_uses_gathered_gram(n_train, budget):
-        assert fits[True].candidates_scored_ < 300
-    else:  # few training models: the dual RidgeCV is as cheap as the bound, the search stays exhaustive
-        assert fits[True].candidates_scored_ == 300
+    assert fits[True].candidates_scored_ < 300
 
 
 def test_random_search_learn_pruning_keeps_the_earliest_of_tied_candidates():
@@ -483,31 +498,44 @@ def test_random_search_learn_pruning_keeps_the_earliest_of_tied_candidates():
         m = make_method("random_search_learn", {"num_search": 50, "prune": prune}).fit(src, 3, np.random.default_rng(1))
         cands = np.random.default_rng(1)
         cands.permutation(40)
-        first = cands.permutation(10)[:3]
+        first = random_subsets(10, 3, 50, cands)[0]
         np.testing.assert_array_equal(m.coreset_, first)
 
 
-@pytest.mark.parametrize("m_train,p", [(20, 12), (20, 80), (40, 200)])
-def test_ridge_cv_validation_gaps_dual_equals_ridge_cv_fit(m_train, p):
-    rng = np.random.default_rng(m_train * p)
-    A = (rng.random((m_train + 9, 250)) < rng.random(250)).astype(float)
-    S, V = A[:m_train], A[m_train:]
-    y, yv = S.mean(axis=1), V.mean(axis=1)
-    cands = np.stack([rng.permutation(250)[:p] for _ in range(30)])
-    gaps = ridge_cv_validation_gaps_dual(S, y, V, yv, cands, batch_size=8)
-    model = ridge_cv_fit(S[:, cands].transpose(1, 0, 2), np.broadcast_to(y, (30, m_train)))
-    ref = np.abs(model.predict(V[:, cands].transpose(1, 0, 2)) - yv).mean(axis=1)
-    np.testing.assert_allclose(gaps, ref, rtol=1e-10, atol=1e-13)
+@pytest.mark.parametrize("binary", [True, False])
+def test_candidate_products_equal_the_centred_products(binary):
+    """0/1 data take the exact float32 route and are centred afterwards; other data are centred
+    first. Both must equal the textbook centred products of each candidate's columns."""
+    rng = np.random.default_rng(4)
+    A = (rng.random((37, 90)) < rng.random(90)).astype(float) if binary else rng.random((37, 90))
+    S, V = A[:28], A[28:]
+    products = CandidateProducts(S, V)
+    assert products.exact32 == binary
+    cands = np.stack([rng.permutation(90)[:p] for p in [20] * 6])
+    K, C = products.dual(cands)
+    G = products.gram(cands)
+    for b, c in enumerate(cands):
+        mean = S[:, c].mean(axis=0)
+        Xc, Vc = S[:, c] - mean, V[:, c] - mean
+        np.testing.assert_allclose(K[b], Xc @ Xc.T, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(C[b], Vc @ Xc.T, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(G[b], Xc.T @ Xc, rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("m_train,p", [(30, 12), (30, 80), (100, 70)])
-def test_ridge_validation_gaps_per_alpha_bound_ridgecv(m_train, p):
+@pytest.mark.parametrize("binary", [True, False])
+@pytest.mark.parametrize("m_train,p", [(30, 12), (30, 80), (100, 70)])   # primal, dual, primal
+def test_ridge_validation_gaps_per_alpha_bound_ridgecv(m_train, p, binary):
     rng = np.random.default_rng(m_train + p)
-    A = (rng.random((m_train + 15, 120)) < rng.random(120)).astype(float)
+    A = rng.random((m_train + 15, 120))
+    A = (A < rng.random(120)).astype(float) if binary else A
     S, V = A[:m_train], A[m_train:]
     y, yv = S.mean(axis=1), V.mean(axis=1)
     cands = np.stack([rng.permutation(120)[:p] for _ in range(20)])
     per_alpha = ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=7)
+    # both forms give the same numbers whichever the cost model picks
+    other = "primal" if not bound_uses_gathered_gram(m_train, p, 15) else "dual"
+    np.testing.assert_allclose(ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=5,
+                                                               form=other), per_alpha, rtol=1e-9, atol=1e-12)
     for c, row in zip(cands, per_alpha):
         for a, gap in zip(DEFAULT_ALPHAS, row):
             ref = Ridge(alpha=a).fit(S[:, c], y)

@@ -59,6 +59,32 @@ def random_coreset(n_items: int, budget: int, rng: np.random.Generator) -> np.nd
     return rng.permutation(n_items)[:budget]
 
 
+def random_subsets(n_items: int, size: int, count: int, rng: np.random.Generator,
+                   chunk_cells: int = 2**22) -> np.ndarray:
+    """``count`` independent uniform random ``size``-subsets of ``range(n_items)``, as rows.
+
+    Each row is distributed as ``rng.permutation(n_items)[:size]``, drawn by a partial
+    Fisher--Yates shuffle run on all rows at once (``size`` vectorised swap steps instead of
+    ``count`` full permutations: about 5-10x faster for Random-Search-Learn's 10,000
+    candidates). Rows are drawn in chunks of at most ``chunk_cells / n_items`` rows to bound
+    memory; the chunking is fixed by the arguments, so the result is reproducible.
+    """
+    if not 0 <= size <= n_items:
+        raise ValueError(f"subset size {size} must be between 0 and n_items = {n_items}")
+    out = np.empty((count, size), dtype=np.intp)
+    rows_per_chunk = max(1, chunk_cells // max(n_items, 1))
+    for start in range(0, count, rows_per_chunk):
+        perm = np.tile(np.arange(n_items, dtype=np.intp), (min(rows_per_chunk, count - start), 1))
+        rows = np.arange(len(perm))
+        for j in range(size):
+            swap = j + rng.integers(0, n_items - j, size=len(perm))   # uniform on j .. n_items-1
+            picked = perm[rows, swap]
+            perm[rows, swap] = perm[:, j]
+            perm[:, j] = picked
+        out[start:start + len(perm)] = perm[:, :size]
+    return out
+
+
 REGISTRY: dict[str, Callable[..., Method]] = {}
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchcast.methods.base import Method, check_budget, random_coreset, register
-from benchcast.methods.ridge import (DEFAULT_ALPHAS, RidgeModel, bound_uses_gathered_gram, ridge_cv_fit,
-                                     ridge_cv_validation_gaps_dual, ridge_validation_gaps_per_alpha)
+from benchcast.methods.base import Method, check_budget, random_coreset, random_subsets, register
+from benchcast.methods.ridge import DEFAULT_ALPHAS, RidgeModel, ridge_cv_fit, ridge_validation_gaps_per_alpha
 from benchcast.oracle import Oracle
 
 
@@ -64,19 +63,16 @@ class RandomSearchLearn(Method):
     Exact pruning (ours; ``prune=True``, default): ``RidgeCV`` picks one of its alphas by
     leave-one-out, so a candidate's validation gap is one of its fixed-alpha gaps and their
     minimum is an exact lower bound
-    (:func:`~benchcast.methods.ridge.ridge_validation_gaps_per_alpha`: one Cholesky solve per
-    alpha, no leave-one-out). Candidates are then scored with the full ``RidgeCV`` in
-    increasing order of that bound until the bound exceeds the best gap found; no skipped
-    candidate can win or tie, so the selected subset is the exhaustive search's
-    (``prune=False`` runs the exhaustive search; the tests compare both). On the real
-    leaderboards ~0.2% of the candidates need the leave-one-out fit. The bound only saves
-    work when it can use the gathered Gram matrix
-    (:func:`~benchcast.methods.ridge.bound_uses_gathered_gram`); with few training models the
-    dual-form ``RidgeCV`` costs the same as the bound, so the search is exhaustive there,
-    computed in model space (:func:`~benchcast.methods.ridge.ridge_cv_validation_gaps_dual`).
+    (:func:`~benchcast.methods.ridge.ridge_validation_gaps_per_alpha`: one solve per alpha, no
+    leave-one-out, in the primal or the dual form, whichever is cheaper; 0/1 data get exact
+    float32 products). Candidates are then scored with the full ``RidgeCV`` in increasing
+    order of that bound until the bound exceeds the best gap found; no skipped candidate can
+    win or tie, so the selected subset is the exhaustive search's (``prune=False`` runs the
+    exhaustive search; the tests compare both). On the real leaderboards ~0.2% of the
+    candidates need the leave-one-out fit.
     """
 
-    def __init__(self, num_search: int = 10_000, train_fraction: float = 0.75, batch_size: int = 256,
+    def __init__(self, num_search: int = 10_000, train_fraction: float = 0.75, batch_size: int = 64,
                  alphas=DEFAULT_ALPHAS, prune: bool = True):
         self.num_search = int(num_search)
         self.train_fraction = float(train_fraction)
@@ -105,18 +101,13 @@ class RandomSearchLearn(Method):
         train, val = order[:n_train], order[n_train:]
         y = source.mean(axis=1)
         # Draw all candidates up front so the result does not depend on batch_size.
-        candidates = np.stack([rng.permutation(n_items)[:budget] for _ in range(self.num_search)])
+        candidates = random_subsets(n_items, budget, self.num_search, rng)
         S_train, S_val = source[train], source[val]
-        if self.prune and bound_uses_gathered_gram(n_train, budget):
+        if self.prune:
             bound = ridge_validation_gaps_per_alpha(S_train, y[train], S_val, y[val], candidates, self.alphas,
                                                     self.batch_size).min(axis=1)
             visit = np.lexsort((np.arange(self.num_search), bound))   # by bound, then index
             step = min(self.batch_size, self.exact_batch_size)
-        elif self.prune:
-            # few training models: the whole exhaustive search in model space is as cheap as a bound
-            gaps = ridge_cv_validation_gaps_dual(S_train, y[train], S_val, y[val], candidates, self.alphas,
-                                                 self.batch_size)
-            return self._select(source, y, candidates, np.arange(self.num_search), gaps)
         else:
             bound = np.full(self.num_search, -np.inf)
             visit = np.arange(self.num_search)

@@ -152,16 +152,100 @@ def _solve_regularized(gram: np.ndarray, rhs: np.ndarray, alpha: float) -> np.nd
     return out
 
 
-def bound_uses_gathered_gram(m: int, p: int) -> bool:
-    """Whether :func:`ridge_validation_gaps_per_alpha` solves ``m`` rows x ``p`` columns in the
-    primal form with the gathered Gram matrix (about ``p³/3`` flops per alpha) rather than the
-    dual (``m²p`` for ``Xc Xcᵀ`` plus ``m³/3``)."""
-    return p**3 / 3 <= m * m * p + m**3 / 3
+def bound_uses_gathered_gram(m: int, p: int, n_val: int = 0, n_alphas: int = len(DEFAULT_ALPHAS)) -> bool:
+    """Whether :func:`ridge_validation_gaps_per_alpha` should solve ``m`` training rows x ``p``
+    columns in the primal form (the candidate's ``p x p`` Gram matrix, one solve per alpha) rather
+    than the dual (the ``(m + n_val) x m`` products with the training rows, one ``m x m`` solve
+    per alpha). A rough cost model in microseconds per candidate, fitted to single-thread
+    timings on the real leaderboards (``scripts/benchmark_random_search.py``)."""
+    def solve(k):  # batched LU below 64, a LAPACK Cholesky call per matrix from 64 on
+        return 3e-4 * k**3 / 3 + 1.0 if k < 64 else 1.5e-4 * k**3 / 6 + 5.0
+
+    primal = 2.5e-3 * p * p + n_alphas * solve(p)
+    dual = 1.0e-4 * (m + n_val) * m * p + n_alphas * solve(m)
+    return primal <= dual
+
+
+def _binary_float32(X: np.ndarray) -> np.ndarray | None:
+    """``X`` as float32 when every entry is 0 or 1, else ``None``.
+
+    Products of 0/1 columns are integer counts; float32 BLAS computes them exactly (every
+    partial sum is an integer below 2**24) at twice the float64 speed, and the centring is
+    then applied in float64 -- so the centred products equal the float64 ones to rounding.
+    """
+    X = np.asarray(X)
+    if max(X.shape, default=0) >= 2**24 or not np.isin(X, (0.0, 1.0)).all():
+        return None
+    return X.astype(np.float32)
+
+
+class CandidateProducts:
+    """Centred second moments of candidate column subsets, for many candidates of one search.
+
+    ``train_X`` (m, N) and ``val_X`` (v, N); every candidate is a row of column indices ``c``
+    and all centring uses the training means of its columns, ``x̄_c``:
+
+    * :meth:`dual` -> ``K = Xc Xcᵀ`` (B, m, m) and ``C = (Xv - x̄) Xcᵀ`` (B, v, m);
+    * :meth:`gram` -> ``Xcᵀ Xc`` (B, p, p), gathered from the centred Gram matrix of all columns.
+
+    For :meth:`dual`, 0/1 data give exact float32 integer counts (:func:`_binary_float32`)
+    that are centred afterwards: with ``A = X Xᵀ``, ``D = Xv Xᵀ``, ``a = A1/m``, ``d = D1/m``,
+    ``s = 1ᵀA1/m²``: ``K = A - a1ᵀ - 1aᵀ + s11ᵀ`` and ``C = D - d1ᵀ - 1aᵀ + s11ᵀ``. Other
+    data are centred first, in float64.
+    """
+
+    def __init__(self, train_X: np.ndarray, val_X: np.ndarray):
+        train_X = np.asarray(train_X, dtype=float)
+        val_X = np.asarray(val_X, dtype=float)
+        self.m = train_X.shape[0]
+        self.x_mean = train_X.mean(axis=0)
+        Z = np.vstack([train_X, val_X])
+        Z32 = _binary_float32(Z)
+        self.exact32 = Z32 is not None
+        # columns as rows: gathering a candidate's columns copies contiguous rows
+        self._cols = np.ascontiguousarray((Z32 if self.exact32 else Z - self.x_mean).T)
+        self._gram = None
+
+    def dual(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        m = self.m
+        Zs = self._cols[cand]                                    # (B, p, m + v)
+        J = (Zs.transpose(0, 2, 1) @ Zs[:, :, :m]).astype(float)  # (B, m + v, m)
+        if self.exact32:
+            A, D = J[:, :m], J[:, m:]
+            a = A.mean(axis=2)
+            s = a.mean(axis=1)[:, None, None]
+            J[:, :m] = A - a[:, :, None] - a[:, None, :] + s
+            J[:, m:] = D - D.mean(axis=2)[:, :, None] - a[:, None, :] + s
+        return J[:, :m], J[:, m:]
+
+    def gram(self, cand: np.ndarray) -> np.ndarray:
+        m = self.m
+        if self.exact32 and not self.gather_gram:
+            Xs = self._cols[cand][:, :, :m]                         # (B, p, m) raw 0/1
+            G = (Xs @ Xs.transpose(0, 2, 1)).astype(float)
+            xm = self.x_mean[cand]
+            G -= m * xm[:, :, None] * xm[:, None, :]
+            return G
+        if self._gram is None:
+            Xc = np.asarray(self._cols[:, :m], dtype=float)
+            if self.exact32:
+                Xc = Xc - self.x_mean[:, None]
+            self._gram = Xc @ Xc.T
+        return self._gram[cand[:, :, None], cand[:, None, :]]
+
+    @property
+    def gather_gram(self) -> bool:
+        """Gather candidates' Gram matrices from the one of all columns (a ``p²`` gather from an
+        ``N x N`` matrix) rather than multiply their columns (``m p²`` float32 multiply-adds):
+        only with many training rows and an ``N x N`` matrix small enough to stay in cache
+        (timings: ``scripts/benchmark_random_search.py``)."""
+        n_cols = self._cols.shape[0]
+        return not self.exact32 or (self.m > 128 and n_cols <= 2048)
 
 
 def ridge_validation_gaps_per_alpha(train_X: np.ndarray, train_y: np.ndarray, val_X: np.ndarray,
                                     val_y: np.ndarray, candidates: np.ndarray, alphas=DEFAULT_ALPHAS,
-                                    batch_size: int = 256) -> np.ndarray:
+                                    batch_size: int = 64, form: str | None = None) -> np.ndarray:
     """Validation MAE of a fixed-alpha ridge on every candidate column subset, for every alpha.
 
     Returns ``gaps`` of shape ``(len(candidates), len(alphas))``: ``gaps[c, k] = mean |ŷ -
@@ -170,84 +254,44 @@ def ridge_validation_gaps_per_alpha(train_X: np.ndarray, train_y: np.ndarray, va
     one of these alphas by leave-one-out, so its validation gap is one of the row's values
     and ``gaps.min(axis=1)`` is an exact lower bound on it -- what Random-Search-Learn uses
     to skip the leave-one-out work for candidates that cannot win (no hat-matrix diagonal,
-    no inverse: one Cholesky solve per alpha).
+    no inverse: one solve per alpha).
 
-    Each candidate is solved in whichever form is cheaper: primal, where its centred Gram
-    matrix ``Xcᵀ Xc`` is a principal submatrix of the one of all columns (computed once and
-    gathered), or dual (``Xc Xcᵀ``, when the training rows are few). Float64 throughout.
+    Each candidate is solved in whichever form is cheaper (:func:`bound_uses_gathered_gram`):
+    primal, ``coef = (Xcᵀ Xc + αI)⁻¹ Xcᵀ yc`` with the Gram matrix gathered
+    (:meth:`CandidateProducts.gram`), or dual in model space, ``ŷ_val = ȳ + C (K + αI)⁻¹ yc``
+    (:meth:`CandidateProducts.dual`; no coefficient vector). Float64 solves. ``form``
+    (``"primal"`` / ``"dual"``) overrides the choice, for tests and timings.
     """
     candidates = np.asarray(candidates)
     m, p = train_X.shape[0], candidates.shape[1]
-    x_mean = train_X.mean(axis=0)
     y_mean = float(train_y.mean())
-    Sc = train_X - x_mean
     yc = train_y - y_mean
-    dual = not bound_uses_gathered_gram(m, p)
+    products = CandidateProducts(train_X, val_X)
+    if form not in (None, "primal", "dual"):
+        raise ValueError(f"form must be 'primal', 'dual' or None, got {form!r}")
+    dual = form == "dual" if form else not bound_uses_gathered_gram(m, p, len(val_y), len(alphas))
     if not dual:
-        gram_all = Sc.T @ Sc
-        xty_all = Sc.T @ yc
+        xty_all = (train_X - products.x_mean).T @ yc
     alphas = np.asarray(alphas, dtype=float)
     gaps = np.empty((len(candidates), len(alphas)))
     for start in range(0, len(candidates), batch_size):
         cand = candidates[start:start + batch_size]
         B = len(cand)
         if dual:
-            Xc = Sc[:, cand].transpose(1, 0, 2)          # (B, m, p)
-            gram = Xc @ Xc.transpose(0, 2, 1)
-            rhs = np.broadcast_to(yc, (B, m)).copy()
+            K, C = products.dual(cand)
+            rhs = np.broadcast_to(yc, (B, m))
         else:
-            gram = gram_all[cand[:, :, None], cand[:, None, :]]
+            gram = products.gram(cand)
             rhs = xty_all[cand]
-        Xv = val_X[:, cand]                              # (n_val, B, p)
-        xm = x_mean[cand]                                # (B, p)
+            Xv = val_X[:, cand]                          # (n_val, B, p)
+            xm = products.x_mean[cand]                   # (B, p)
         for k, a in enumerate(alphas):
-            sol = _solve_regularized(gram, rhs, a)
-            coef = np.einsum("bmp,bm->bp", Xc, sol) if dual else sol
-            intercept = y_mean - np.einsum("bp,bp->b", xm, coef)
-            pred = np.einsum("vbp,bp->bv", Xv, coef) + intercept[:, None]
+            if dual:
+                w = _solve_regularized(K, rhs, a)
+                pred = y_mean + np.einsum("bvm,bm->bv", C, w)
+            else:
+                coef = _solve_regularized(gram, rhs, a)
+                intercept = y_mean - np.einsum("bp,bp->b", xm, coef)
+                pred = np.einsum("vbp,bp->bv", Xv, coef) + intercept[:, None]
             gaps[start:start + B, k] = np.abs(pred - val_y[None, :]).mean(axis=1)
-    return gaps
-
-
-def ridge_cv_validation_gaps_dual(train_X: np.ndarray, train_y: np.ndarray, val_X: np.ndarray, val_y: np.ndarray,
-                                  candidates: np.ndarray, alphas=DEFAULT_ALPHAS,
-                                  batch_size: int = 256) -> np.ndarray:
-    """Validation MAE of ``RidgeCV(alphas)`` (exact leave-one-out alpha) on every candidate column subset,
-    computed entirely in model space -- for few training rows (Random-Search-Learn's exhaustive search).
-
-    Same quantity as fitting :func:`ridge_cv_fit` on ``train_X[:, c]`` and scoring
-    ``val_X[:, c]``, without ever forming a coefficient vector: with the columns centred by
-    the training means, ``Z = [Xc; Xv - x̄]``, the candidate's products ``K = Xc Xcᵀ`` and
-    ``C = (Xv - x̄) Xcᵀ`` come from one batched product, and per alpha ``w = (K + αI)⁻¹ yc``
-    gives the leave-one-out residuals ``α w_i / (α [(K + αI)⁻¹]_ii - 1/m)`` (as
-    :func:`ridge_cv_fit`'s dual form) and the validation predictions ``ȳ + C w``. Float64;
-    agrees with :func:`ridge_cv_fit` to rounding (tested).
-    """
-    candidates = np.asarray(candidates)
-    m = train_X.shape[0]
-    x_mean = train_X.mean(axis=0)
-    y_mean = float(train_y.mean())
-    Z = np.vstack([train_X - x_mean, np.asarray(val_X, dtype=float) - x_mean])
-    yc = train_y - y_mean
-    diag = np.arange(m)
-    gaps = np.empty(len(candidates))
-    for start in range(0, len(candidates), batch_size):
-        cand = candidates[start:start + batch_size]
-        B = len(cand)
-        Zs = Z[:, cand].transpose(1, 0, 2)                     # (B, m + n_val, p)
-        J = Zs @ Zs[:, :m].transpose(0, 2, 1)                  # (B, m + n_val, m): [K; C]
-        K, C = J[:, :m], J[:, m:]
-        best_err = np.full(B, np.inf)
-        best_pred = np.zeros((B, J.shape[1] - m))
-        for a in np.asarray(alphas, dtype=float):
-            reg = K.copy()
-            reg[:, diag, diag] += a
-            inv = np.linalg.inv(reg)
-            w = inv @ yc
-            h = 1.0 - a * inv[:, diag, diag] + 1.0 / m
-            err = ((a * w / (1.0 - h)) ** 2).mean(axis=1)
-            better = err < best_err                            # strict: the first alpha wins ties
-            best_err = np.where(better, err, best_err)
-            best_pred[better] = y_mean + np.einsum("bvm,bm->bv", C[better], w[better])
-        gaps[start:start + B] = np.abs(best_pred - val_y[None, :]).mean(axis=1)
     return gaps
