@@ -165,6 +165,34 @@ def test_objective_value_and_analytic_gradient():
     np.testing.assert_allclose(gu * obj.norm / obj.scale, g, rtol=1e-10, atol=1e-10)
 
 
+def test_objective_residual_matches_the_masked_sigmoid():
+    """The data gradient is R = (P - Y) * mask with P = sigmoid(logit), computed without a
+    ``where=`` ufunc; check it against expit directly (large logits included)."""
+    from scipy.special import expit
+
+    y, mask, pg, obj, x = _tiny_problem()
+    _, g = obj.value_grad(x)
+    A, G, b = obj.split(x)
+    R = (expit(A @ G.T - 3 * b) - y) * mask
+    gA, gG, gb = obj.split(g)
+    np.testing.assert_allclose(gA, R @ G + 1.3 * A, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gG, R.T @ A + pg * G, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gb, -3 * R.sum(axis=0) + 0.7 * b, rtol=1e-12, atol=1e-12)
+
+
+def test_minimize_cache_gives_scipys_iterates():
+    """Our one-entry (value, gradient) cache replaces scipy's MemoizeJac: identical iterates."""
+    from scipy.optimize import minimize
+
+    y, mask, pg, obj, x = _tiny_problem()
+    obj.set_preconditioner(*obj.gauss_newton_diag(x, mask))
+    xo, res = obj.minimize(x, 40, 1e-9)
+    ref = minimize(obj.scaled, x / obj.scale, jac=True, method="L-BFGS-B",
+                   options={"maxiter": 40, "ftol": 1e-9, "gtol": 1e-12, "maxcor": 20, "maxfun": 130})
+    np.testing.assert_array_equal(res.x, ref.x)
+    assert res.nit == ref.nit and res.nfev == ref.nfev and res.fun == ref.fun
+
+
 def test_masked_cells_are_ignored():
     y, *_ = simulate(60, 80, 2, seed=3)
     mask = np.random.default_rng(4).random(y.shape) < 0.85

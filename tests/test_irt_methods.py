@@ -139,6 +139,22 @@ def test_unknown_irt_parameter_is_a_config_error():
         make_method("gp_irt", {"irt": {"fitter": "svi", "disc_scale": 0.5}})
     with pytest.raises(ConfigError, match="unknown IRT fitter 'em'"):
         make_method("p_irt", {"irt": {"fitter": "em"}})
+    with pytest.raises(ConfigError, match="do not apply to fitter 'map'"):
+        make_method("p_irt", {"irt": {"dtype": "float32"}})
+
+
+def test_svi_dtype_passes_through(data):
+    from benchcast.errors import DataError
+    from benchcast.methods.irt_methods import fit_irt
+
+    kw = {"fitter": "svi", "dims": 2, "epochs": 20}
+    a = fit_irt(data[:45], np.random.default_rng(0), {**kw, "dtype": "float32"})
+    b = fit_irt(data[:45], np.random.default_rng(0), kw)
+    c = fit_irt(data[:45], np.random.default_rng(0), {**kw, "dtype": "float64"})
+    assert a.disc.dtype == np.float64 and not np.array_equal(a.disc, b.disc)
+    np.testing.assert_array_equal(b.disc, c.disc)       # float64 is the default
+    with pytest.raises(DataError, match="dtype"):
+        fit_irt(data[:45], np.random.default_rng(0), {**kw, "dtype": "half"})
 
 
 def test_identical_source_sets_share_one_fit(data):

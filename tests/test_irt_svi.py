@@ -183,6 +183,8 @@ def test_best_returns_the_lowest_loss_epoch():
     (dict(responses=np.zeros((2, 2)), lr_decay=1.5), "lr_decay"),
     (dict(responses=np.zeros((2, 2)), params="median"), "params"),
     (dict(responses=np.zeros((2, 2)), rng=0), "rng"),
+    (dict(responses=np.zeros((2, 2)), dtype="float16"), "dtype"),
+    (dict(responses=np.zeros((2, 2)), dtype=np.float32), "dtype"),
 ])
 def test_bad_inputs_raise_data_error(kwargs, field):
     kwargs = {"rng": np.random.default_rng(0), "epochs": 2, **kwargs}
@@ -191,3 +193,68 @@ def test_bad_inputs_raise_data_error(kwargs, field):
         irt.fit_mirt_2pl_svi(responses, **kwargs)
     assert err.value.field == field
     assert "Fix:" in str(err.value)
+
+
+# ------------------------------------------------------------------------ float32 (py-irt's precision)
+
+
+def test_float32_is_deterministic_and_returns_float64():
+    Y, mask = _small(seed=9)
+    kw = dict(dims=2, epochs=60, dtype="float32")
+    a = irt.fit_mirt_2pl_svi(Y, mask, rng=np.random.default_rng(4), **kw)
+    b = irt.fit_mirt_2pl_svi(Y, mask, rng=np.random.default_rng(4), **kw)
+    c = irt.fit_mirt_2pl_svi(Y, mask, rng=np.random.default_rng(5), **kw)
+    for f in (a, b):
+        assert f.disc.dtype == f.diff.dtype == f.ability.dtype == np.float64
+        assert isinstance(f.neg_log_posterior, float) and f.converged and f.n_iter == 60
+    np.testing.assert_array_equal(a.disc, b.disc)
+    np.testing.assert_array_equal(a.diff, b.diff)
+    np.testing.assert_array_equal(a.ability, b.ability)
+    assert a.neg_log_posterior == b.neg_log_posterior
+    assert not np.array_equal(a.disc, c.disc)
+
+
+def test_float32_loss_and_gradient_match_float64_at_a_point():
+    """One -ELBO evaluation in float32 (parameters, noise, guide) equals the float64 one to
+    float32 rounding at the same parameters and noise."""
+    rng = np.random.default_rng(6)
+    S, I, D = 20, 30, 3
+    Y = (rng.random((S, I)) < 0.6).astype(float)
+    mask = rng.random((S, I)) < 0.9
+    lay = irt._SVILayout(S, I, D)
+    x = rng.normal(scale=0.3, size=lay.n)
+    eps = rng.standard_normal(lay.n_eps)
+    s_std = rng.standard_gamma(np.exp(x[lay.sl["ra"]]))
+    x32, eps32, s32 = (v.astype(np.float32).astype(np.float64) for v in (x, eps, s_std))   # same point
+    f64, g64 = irt._svi_loss_grad(x32, lay, irt._SVIData(Y, mask, D, np.float64), eps32, s32)
+    f32, g32 = irt._svi_loss_grad(x32.astype(np.float32), lay, irt._SVIData(Y, mask, D, np.float32, np.float32),
+                                  eps32.astype(np.float32), s32.astype(np.float32))
+    assert g32.dtype == np.float32
+    assert f32 == pytest.approx(f64, rel=1e-5)
+    np.testing.assert_allclose(g32, g64, rtol=2e-3, atol=2e-3 * np.abs(g64).max())
+
+
+def test_float32_fit_is_statistically_equivalent_to_float64():
+    """Same simulated problem, several seeds: the best losses and the fitted logits agree
+    within the seed-to-seed spread (float32 draws a different random stream)."""
+    Y, ability, disc, diff, logits = _simulate(40, 60, 2, seed=3)
+    out = {}
+    for dt in ("float64", "float32"):
+        fits = [irt.fit_mirt_2pl_svi(Y, dims=2, rng=np.random.default_rng(s), epochs=1000, dtype=dt) for s in range(4)]
+        out[dt] = (np.array([f.neg_log_posterior for f in fits]),
+                   np.mean([np.corrcoef((f.ability @ f.disc.T - 2 * f.diff).ravel(), logits.ravel())[0, 1]
+                            for f in fits]))
+    l64, l32 = out["float64"][0], out["float32"][0]
+    spread = max(l64.std(ddof=1), l32.std(ddof=1), 1.0)
+    assert abs(l64.mean() - l32.mean()) < 3 * spread
+    assert out["float32"][1] > 0.8 and abs(out["float32"][1] - out["float64"][1]) < 0.03
+
+
+def test_box_muller_normals():
+    draw = irt._BoxMullerF32(10_001)
+    rng = np.random.default_rng(0)
+    z = np.concatenate([draw(rng).copy() for _ in range(20)])
+    assert z.dtype == np.float32 and z.size == 200_020 and np.all(np.isfinite(z))
+    assert abs(z.mean()) < 0.01 and abs(z.std() - 1) < 0.01 and np.abs(z).max() <= 5.8
+    a = draw(np.random.default_rng(1)).copy()
+    np.testing.assert_array_equal(a, draw(np.random.default_rng(1)))
