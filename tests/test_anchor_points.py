@@ -285,3 +285,82 @@ def test_dissimilarity_is_cached_for_a_repeated_source_and_selection_is_unchange
     other[0, 0] = 1 - other[0, 0]
     assert A.item_dissimilarity(other) is not d1                # different content -> recomputed
     assert A.item_dissimilarity(source, absolute=True) is not d1
+
+
+# --------------------------------------------------------------------------- fused / column-major fast path
+
+
+def _binary_with_constants(n_models, n_items, seed):
+    scores = logistic_scores(n_models, n_items, seed=seed)
+    scores[:, [1, n_items // 2]] = 1.0                                     # constant items
+    scores[:, n_items - 3] = 0.0
+    scores[:, 7] = scores[:, 8]                                            # duplicate items (ties)
+    return scores
+
+
+def _reference_corr(scores, absolute):
+    """The unfused NumPy steps the paper's code runs: corrcoef, NaN -> 0, optional |.|."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corr = np.corrcoef(scores, rowvar=False)
+    corr = np.nan_to_num(corr, nan=0.0)
+    return np.abs(corr) if absolute else corr
+
+
+@pytest.mark.parametrize("tile,block", [(128, 1 << 16), (7, 50), (1, 1)])
+@pytest.mark.parametrize("absolute", [False, True])
+def test_fused_correlations_are_bit_identical_to_numpy_steps(monkeypatch, tile, block, absolute):
+    from benchcast import anchors as A
+
+    monkeypatch.setattr(A, "_TILE", tile)                 # tiles/blocks that do not divide N
+    monkeypatch.setattr(A, "_BLOCK_ELEMENTS", block)
+    A._DISSIMILARITY_CACHE.clear()
+    cases = [np.random.default_rng(2).random((12, 45))]
+    if tile > 1:                                          # (tile 1 on 300 items: 45,000 tile pairs, slow)
+        cases.append(_binary_with_constants(31, 300, seed=5))
+    for scores in cases:
+        ref = _reference_corr(scores, absolute)
+        corr = A.item_correlations(scores, absolute=absolute)
+        assert corr.flags.c_contiguous
+        np.testing.assert_array_equal(corr, ref)                     # bit for bit, not allclose
+        diss = A.item_dissimilarity(scores, absolute=absolute)
+        assert diss.flags.f_contiguous and not diss.flags.writeable
+        np.testing.assert_array_equal(diss, 1.0 - ref)
+    A._DISSIMILARITY_CACHE.clear()
+
+
+def test_fasterpam_on_column_major_dissimilarity_equals_row_major():
+    from benchcast import anchors as A
+
+    scores = _binary_with_constants(30, 400, seed=9)
+    A._DISSIMILARITY_CACHE.clear()
+    diss = A.item_dissimilarity(scores)
+    ref_diss = np.ascontiguousarray(1.0 - _reference_corr(scores, False))
+    assert not np.array_equal(ref_diss, ref_diss.T)        # not symmetric: the layout must not be a transpose
+    for n, seed in [(5, 1), (20, 2), (60, 3)]:
+        ref = kmedoids.fasterpam(ref_diss, n, max_iter=100, init="random", random_state=seed, n_cpu=1)
+        got = kmedoids.fasterpam(diss, n, max_iter=100, init="random", random_state=seed, n_cpu=1)
+        np.testing.assert_array_equal(got.medoids, ref.medoids)
+        np.testing.assert_array_equal(got.labels, ref.labels)
+        assert got.loss == ref.loss
+    A._DISSIMILARITY_CACHE.clear()
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+@pytest.mark.parametrize("n,seed", [(10, 0), (40, 1)])
+def test_select_anchors_equals_straightforward_reference(absolute, n, seed):
+    from benchcast import anchors as A
+
+    scores = _binary_with_constants(35, 260, seed=seed)
+    A._DISSIMILARITY_CACHE.clear()
+    sel = select_anchors(scores, n, np.random.default_rng(seed), absolute=absolute)
+    corr = _reference_corr(scores, absolute)
+    rng = np.random.default_rng(seed)
+    medoids = kmedoids.fasterpam(1.0 - corr, n, max_iter=100, init="random",
+                                 random_state=int(rng.integers(0, 2**31 - 1)), n_cpu=1).medoids
+    anchors = np.array(list(set(int(m) for m in medoids)))
+    np.testing.assert_array_equal(sel.anchors, anchors)
+    np.testing.assert_array_equal(sel.membership, np.argmax(corr[anchors], axis=0))
+    np.testing.assert_allclose(sel.weights, paper_weights(scores, anchors) if not absolute else
+                               np.bincount(np.argmax(corr[anchors], axis=0), minlength=len(anchors)) / scores.shape[1],
+                               rtol=0, atol=1e-15)
+    A._DISSIMILARITY_CACHE.clear()

@@ -35,26 +35,95 @@ import hashlib
 import warnings
 from dataclasses import dataclass
 
-import kmedoids
 import numpy as np
 
 INITS = ("random", "build", "first")
+
+
+_BLOCK_ELEMENTS = 1 << 16     # entries per row block of the element-wise passes (512 KB, in cache)
+_TILE = 128                   # tile side of the transposing pass (two 128 KB tiles in cache)
+
+
+def _finish(blk: np.ndarray, inv, row_std: np.ndarray, col_std: np.ndarray, absolute: bool,
+            one_minus: bool) -> None:
+    """In place, element-wise: ``c -> (c * inv) / row_std / col_std``, clip, NaN -> 0, |.|, 1 - ."""
+    blk *= inv
+    blk /= row_std[:, None]
+    blk /= col_std[None, :]
+    np.clip(blk, -1, 1, out=blk)
+    np.nan_to_num(blk, copy=False, nan=0.0)
+    if absolute:
+        np.abs(blk, out=blk)
+    if one_minus:
+        np.subtract(1.0, blk, out=blk)
+
+
+def _correlation_pipeline(source: np.ndarray, absolute: bool, one_minus: bool,
+                          fortran: bool = False) -> np.ndarray:
+    """``np.corrcoef(source, rowvar=False)``, NaN -> 0, then optionally ``|.|`` and ``1 - .``.
+
+    Bit for bit what the unfused steps give: the covariance product is NumPy's own
+    (``np.cov``'s code: the same copy, centring and ``dot`` with the same operand layouts),
+    and every later step is element-wise (``c * (1/fact)``, ``/ stddev_i``, ``/ stddev_j``,
+    clip to [-1, 1], NaN -> 0, abs, ``1 - c``), so applying them block by block, each block
+    still in cache, performs the same IEEE operations on every entry in the same order --
+    one pass over the ``N x N`` matrix instead of about a dozen.
+
+    ``fortran=True`` returns the same values in column-major order (an F-contiguous view of
+    the transposed buffer), transposing tile pairs in place during that pass. The result is
+    not exactly symmetric (``c_ij / s_i / s_j`` and ``c_ji / s_j / s_i`` round differently),
+    so the layout matters to code that reads columns -- FasterPAM scans column ``j`` of the
+    dissimilarity for every candidate ``j``, contiguous only in column-major order.
+    """
+    X = np.array(source, ndmin=2, dtype=np.float64).T       # as np.cov(m, rowvar=False)
+    if X.shape[0] < 2:                 # np.corrcoef's scalar case (c / c): the plain NumPy steps
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.atleast_2d(np.corrcoef(np.asarray(source, dtype=np.float64), rowvar=False))
+        np.nan_to_num(c, copy=False, nan=0.0)
+        c = np.abs(c) if absolute else c
+        return 1.0 - c if one_minus else c
+    avg = np.average(X, axis=1)
+    fact = X.shape[1] - 1
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+        fact = 0.0
+    X -= avg[:, None]
+    c = np.atleast_2d(np.dot(X, X.T.conj()))
+    inv = np.true_divide(1, fact)
+    n = c.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stddev = np.sqrt(np.diagonal(c) * inv)              # sqrt(diag(c * (1/fact)))
+        if not fortran:
+            step = max(1, _BLOCK_ELEMENTS // max(n, 1))
+            for a in range(0, n, step):
+                _finish(c[a:a + step], inv, stddev[a:a + step], stddev, absolute, one_minus)
+            return c
+        # buffer[j, i] <- f(c[i, j]): tile (I, J) goes, finished, to tile (J, I) transposed
+        for a in range(0, n, _TILE):
+            I = slice(a, a + _TILE)
+            for b in range(a, n, _TILE):
+                J = slice(b, b + _TILE)
+                upper = c[I, J].copy()
+                _finish(upper, inv, stddev[I], stddev[J], absolute, one_minus)
+                if b == a:
+                    c[I, I] = upper.T
+                    continue
+                lower = c[J, I].copy()
+                _finish(lower, inv, stddev[J], stddev[I], absolute, one_minus)
+                c[J, I] = upper.T
+                c[I, J] = lower.T
+    return c.T
 
 
 def item_correlations(source: np.ndarray, absolute: bool = False) -> np.ndarray:
     """``(N, N)`` item-item Pearson correlations over the source models (rows of ``source``).
 
     Exactly ``np.corrcoef(source, rowvar=False)`` with NaN (constant items) set to 0, as in
-    the paper's code; ``absolute=True`` takes ``|corr|`` (in place). Memory: one ``N x N``
-    float64 array (240 MB at N = 5,463).
+    the paper's code; ``absolute=True`` takes ``|corr|``. Computed in one fused pass over
+    the matrix (:func:`_correlation_pipeline`), bit-identical to those NumPy calls. Memory:
+    one ``N x N`` float64 array (240 MB at N = 5,463).
     """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        corr = np.corrcoef(np.asarray(source, dtype=np.float64), rowvar=False)
-    corr = np.atleast_2d(corr)
-    np.nan_to_num(corr, copy=False, nan=0.0)
-    if absolute:
-        np.abs(corr, out=corr)
-    return corr
+    return _correlation_pipeline(source, absolute=absolute, one_minus=False)
 
 
 def draw_seed(rng: np.random.Generator) -> int:
@@ -87,6 +156,8 @@ def kmedoids_anchors(dissimilarity: np.ndarray, n: int, rng: np.random.Generator
             # processing order, despite kmedoids' "seed will be ignored" warning)
             medoids = np.arange(int(n), dtype=np.uintp)
             warnings.filterwarnings("ignore", message="Seed will be ignored")
+        import kmedoids  # here, not at the top: it imports scikit-learn (~1 s) for every workflow job
+
         res = kmedoids.fasterpam(dissimilarity, medoids, max_iter=int(max_iter), init=init,
                                  random_state=seed, n_cpu=int(n_cpu))
     return dedupe_medoids(res.medoids)
@@ -112,6 +183,11 @@ _DISSIMILARITY_CACHE: dict = {}
 def item_dissimilarity(source: np.ndarray, absolute: bool = False) -> np.ndarray:
     """``1 - corr`` (or ``1 - |corr|``) of :func:`item_correlations`, formed in place, read-only.
 
+    Bit-identical to ``1.0 - item_correlations(source, absolute)``, in the same fused pass,
+    but stored column-major (F-contiguous): FasterPAM reads the matrix by columns, ~4x
+    faster than from the row-major array on N = 5,463 items, with identical results (same
+    values, only the memory layout differs).
+
     The last result is kept (one entry): in the extrapolation split every trial has the same
     source models, so the N x N matrix (~1 s and 240 MB at N = 5,463) is computed once per job
     instead of once per trial. The key is a digest of the source matrix's bytes.
@@ -121,8 +197,7 @@ def item_dissimilarity(source: np.ndarray, absolute: bool = False) -> np.ndarray
     hit = _DISSIMILARITY_CACHE.get(key)
     if hit is not None:
         return hit
-    corr = item_correlations(src, absolute=absolute)
-    dissimilarity = np.subtract(1.0, corr, out=corr)
+    dissimilarity = _correlation_pipeline(src, absolute=absolute, one_minus=True, fortran=True)
     dissimilarity.flags.writeable = False
     _DISSIMILARITY_CACHE.clear()
     _DISSIMILARITY_CACHE[key] = dissimilarity

@@ -1,0 +1,101 @@
+"""The Lasso method's path computation (``lasso_path_skipping``) against scikit-learn's own path.
+
+The fast path skips the alphas at which scikit-learn's coordinate-descent kernel would return
+its warm start unchanged; these tests require the result to be *bit-identical* to
+``sklearn.linear_model.lasso_path`` over the whole grid, and the fitted method (alpha, core
+set, coefficients) to equal a fit that uses ``lasso_path`` directly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.linear_model import lasso_path
+from threadpoolctl import threadpool_limits
+
+from benchcast.errors import ConfigError
+from benchcast.methods import make_method
+from benchcast.methods import lasso as L
+from benchcast.oracle import Oracle
+from simdata import logistic_scores
+
+
+@pytest.fixture(autouse=True)
+def _single_blas_thread():
+    with threadpool_limits(limits=1):
+        yield
+
+
+def centred(src):
+    y = src.mean(axis=1)
+    return np.asfortranarray(src - src.mean(axis=0)), np.ascontiguousarray(y - y.mean())
+
+
+def reference_fit(src, n, alpha_min=1e-4, alpha_max=10.0, n_alphas=1000, max_iter=10_000, tol=1e-4):
+    """LassoMethod.fit before the fast path: one lasso_path call over the whole grid."""
+    y = src.mean(axis=1)
+    x_mean, y_mean = src.mean(axis=0), y.mean()
+    Xc = np.asfortranarray(src - x_mean)
+    alphas_desc = np.logspace(np.log10(alpha_max), np.log10(alpha_min), n_alphas)
+    _, coefs, _ = lasso_path(Xc, y - y_mean, alphas=alphas_desc, max_iter=max_iter, tol=tol)
+    coefs = coefs[:, ::-1]
+    nnz = (coefs != 0).sum(axis=0)
+    ok = nnz <= n
+    diff = np.where(ok, n - nnz, np.iinfo(np.int64).max)
+    exact = np.flatnonzero(diff == 0)
+    k = int(exact[0]) if exact.size else int(np.argmin(diff))
+    coef = coefs[:, k]
+    return alphas_desc[::-1][k], np.flatnonzero(coef != 0), coef, y_mean - x_mean @ coef
+
+
+@pytest.mark.parametrize("n_models,n_items,seed", [(40, 120, 0), (25, 300, 1), (60, 61, 2), (12, 500, 3)])
+@pytest.mark.parametrize("tol", [1e-4, 1e-7])
+def test_skipping_path_is_bit_identical_to_lasso_path(n_models, n_items, seed, tol):
+    X, y = centred(logistic_scores(n_models, n_items, seed))
+    alphas = np.logspace(1, -4, 300)
+    _, ref, _ = lasso_path(X, y, alphas=alphas, max_iter=10_000, tol=tol)
+    got = L.lasso_path_skipping(X, y, alphas, 10_000, tol)
+    assert got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_skipping_path_really_skips(monkeypatch):
+    X, y = centred(logistic_scores(30, 200, 4))
+    alphas = np.logspace(1, -4, 400)
+    calls = []
+    real = L.lasso_path
+    monkeypatch.setattr(L, "lasso_path", lambda *a, **k: calls.append(1) or real(*a, **k))
+    got = L.lasso_path_skipping(X, y, alphas, 10_000, 1e-4)
+    assert 0 < len(calls) < len(alphas) // 2
+    np.testing.assert_array_equal(got, real(X, y, alphas=alphas, max_iter=10_000, tol=1e-4)[1])
+
+
+def test_skip_margin_never_skips_an_alpha_the_kernel_iterates_on(monkeypatch):
+    # with an absurdly large margin nothing is skipped: the result must not change either
+    X, y = centred(logistic_scores(20, 90, 5))
+    alphas = np.logspace(1, -4, 120)
+    fast = L.lasso_path_skipping(X, y, alphas, 10_000, 1e-4)
+    monkeypatch.setattr(L, "_GAP_MARGIN", 1e30)
+    slow = L.lasso_path_skipping(X, y, alphas, 10_000, 1e-4)
+    np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("n_models,n_items,seed", [(45, 150, 0), (66, 400, 1), (80, 60, 2)])   # last: n > N
+@pytest.mark.parametrize("n", [5, 20, 50])
+def test_lasso_method_equals_reference_fit(n_models, n_items, seed, n):
+    scores = logistic_scores(n_models + 10, n_items, seed)
+    src, tgt = scores[:n_models], scores[n_models:]
+    alpha, core, coef, intercept = reference_fit(src, n, n_alphas=400)
+    m = make_method("lasso", {"n_alphas": 400}).fit(src, n, np.random.default_rng(0))
+    assert m.alpha_ == alpha
+    np.testing.assert_array_equal(m.coreset_, core)
+    np.testing.assert_array_equal(m.coef_, coef[core])
+    assert m.intercept_ == pytest.approx(intercept, rel=0, abs=1e-14)
+    ref_est = tgt[:, core] @ coef[core] + intercept
+    np.testing.assert_allclose(m.estimate(Oracle(tgt, n), None), ref_est, rtol=0, atol=1e-13)
+
+
+def test_lasso_without_feasible_alpha_still_raises():
+    src = logistic_scores(30, 40, 6)
+    with pytest.raises(ConfigError):
+        make_method("lasso", {"alpha_min": 1e-4, "alpha_max": 1e-3, "n_alphas": 5}).fit(src, 1, None)

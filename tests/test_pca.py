@@ -1,0 +1,96 @@
+"""PCA imputation's iterative fast path (warm-started block Davidson, rows > 128) against the
+paper code's loop (``SimpleImputer(mean)`` + scikit-learn ``PCA(svd_solver="full")``).
+
+``tests/test_methods.py`` checks small matrices, which use the dense eigensolver; these use
+matrices large enough for :func:`benchcast.methods.pca._davidson` to run, and check that it did.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.decomposition import PCA
+from sklearn.impute import SimpleImputer
+from threadpoolctl import threadpool_limits
+
+from benchcast.methods import make_method
+from benchcast.methods import pca as P
+from benchcast.oracle import Oracle
+
+
+@pytest.fixture(autouse=True)
+def _single_blas_thread():
+    with threadpool_limits(limits=1):
+        yield
+
+
+def reference_impute(matrix, missing, k, max_iter=100, tol=1e-4):
+    X = np.array(matrix, dtype=np.float64)
+    X[missing] = np.nan
+    filled = SimpleImputer(strategy="mean", keep_empty_features=True).fit_transform(X)
+    for _ in range(max_iter):
+        pca = PCA(n_components=k, svd_solver="full")
+        recon = pca.inverse_transform(pca.fit_transform(filled))
+        if np.linalg.norm(recon[missing] - filled[missing]) < tol:
+            break
+        filled[missing] = recon[missing]
+    return filled
+
+
+def low_rank_binary(n_models, n_items, rank, seed):
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(size=(n_models, rank)) @ rng.normal(size=(rank, n_items)) + rng.normal(size=n_items)
+    return (rng.random((n_models, n_items)) < 1 / (1 + np.exp(-logits))).astype(np.float64)
+
+
+@pytest.fixture
+def davidson_calls(monkeypatch):
+    calls = []
+    real = P._davidson
+    monkeypatch.setattr(P, "_davidson", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    return calls
+
+
+@pytest.mark.parametrize("k", [2, 6])
+@pytest.mark.parametrize("layout", ["shared", "scattered"])
+def test_davidson_path_equals_sklearn_loop(davidson_calls, k, layout):
+    S = low_rank_binary(180, 90, rank=4, seed=k)
+    rng = np.random.default_rng(10 + k)
+    missing = np.zeros_like(S, dtype=bool)
+    if layout == "shared":                       # PCAImpute's layout: rows observed on a core set only
+        rows = rng.permutation(180)[:45]
+        missing[np.ix_(rows, np.setdiff1d(np.arange(90), rng.permutation(90)[:15]))] = True
+    else:
+        missing = rng.random(S.shape) < 0.1
+        missing[:, 0] = False
+    got = P.pca_impute(S, missing, k, max_iter=40)
+    assert davidson_calls, "the iterative eigensolver did not run"
+    ref = reference_impute(S, missing, k, max_iter=40)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-8)
+    np.testing.assert_array_equal(got[~missing], S[~missing])
+
+
+def test_pca_method_on_davidson_sizes_matches_reference_cv_and_estimate(davidson_calls):
+    scores = low_rank_binary(200, 80, rank=3, seed=7)
+    src, tgt = scores[:160], scores[160:]
+    n, k_grid = 12, [2, 5]
+    m = make_method("pca", {"k_grid": k_grid, "max_iter": 30}).fit(src, n, np.random.default_rng(3))
+    # the same draws as PCAImpute.fit, then the reference loop for every k
+    rng = np.random.default_rng(3)
+    core = rng.permutation(80)[:n]
+    val = rng.permutation(160)[int(160 * 0.75):]
+    missing = np.zeros_like(src, dtype=bool)
+    missing[np.ix_(val, np.setdiff1d(np.arange(80), core))] = True
+    gaps = [np.abs(reference_impute(src, missing, k, 30)[val].mean(axis=1) - src[val].mean(axis=1)).mean()
+            for k in k_grid]
+    np.testing.assert_array_equal(m.coreset_, core)
+    assert m.k_ == k_grid[int(np.argmin(gaps))]
+    assert m.cv_gap_ == pytest.approx(min(gaps), abs=1e-9)
+    est = m.estimate(Oracle(tgt, n), None)
+    stacked = np.vstack([src, tgt])
+    mask = np.zeros_like(stacked, dtype=bool)
+    mask[160:] = True
+    mask[160:, core] = False
+    ref = reference_impute(stacked, mask, m.k_, 30)[160:].mean(axis=1)
+    np.testing.assert_allclose(est, ref, rtol=0, atol=1e-9)
+    assert davidson_calls
