@@ -40,7 +40,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import expit
 
 from benchcast.errors import DataError
@@ -237,6 +236,8 @@ class _Objective:
                 last_u[...] = u
                 last[0], last[1] = self.scaled(u)
             return last[0], last[1]
+
+        from scipy.optimize import minimize  # here: scipy.optimize costs every workflow job ~0.3 s to import
 
         res = minimize(lambda u: value_grad(u)[0], x0 / self.scale, jac=lambda u: value_grad(u)[1], method="L-BFGS-B",
                        options={"maxiter": int(max_iter), "ftol": float(tol), "gtol": 1e-12,

@@ -122,6 +122,9 @@ rule mtm_irt:
         with_bias=any(REGISTRY[n].needs_prefit == "irt" and getattr(REGISTRY[n], "wants_bias", False) for n in MTM_METHOD_NAME.values()),
     resources:
         mem_mb=3000,
+    # the longest jobs of the grid (up to ~15 min) and P-IRT/GP-IRT wait on them: start them
+    # first so that they do not become the tail of a run on few cores
+    priority: 10
     log:
         "logs/misses_the_mark/irt/{dataset}/{split}.log",
     benchmark:
