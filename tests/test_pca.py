@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.decomposition import PCA
-from sklearn.impute import SimpleImputer
 from threadpoolctl import threadpool_limits
 
 from benchcast.methods import make_method
 from benchcast.methods import pca as P
+from benchcast.methods.pca import pca_impute_paper_loop
 from benchcast.oracle import Oracle
 
 
@@ -22,19 +21,6 @@ from benchcast.oracle import Oracle
 def _single_blas_thread():
     with threadpool_limits(limits=1):
         yield
-
-
-def reference_impute(matrix, missing, k, max_iter=100, tol=1e-4):
-    X = np.array(matrix, dtype=np.float64)
-    X[missing] = np.nan
-    filled = SimpleImputer(strategy="mean", keep_empty_features=True).fit_transform(X)
-    for _ in range(max_iter):
-        pca = PCA(n_components=k, svd_solver="full")
-        recon = pca.inverse_transform(pca.fit_transform(filled))
-        if np.linalg.norm(recon[missing] - filled[missing]) < tol:
-            break
-        filled[missing] = recon[missing]
-    return filled
 
 
 def low_rank_binary(n_models, n_items, rank, seed):
@@ -65,7 +51,7 @@ def test_davidson_path_equals_sklearn_loop(davidson_calls, k, layout):
         missing[:, 0] = False
     got = P.pca_impute(S, missing, k, max_iter=40)
     assert davidson_calls, "the iterative eigensolver did not run"
-    ref = reference_impute(S, missing, k, max_iter=40)
+    ref = pca_impute_paper_loop(S, missing, k, max_iter=40)
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-8)
     np.testing.assert_array_equal(got[~missing], S[~missing])
 
@@ -81,7 +67,7 @@ def test_pca_method_on_davidson_sizes_matches_reference_cv_and_estimate(davidson
     val = rng.permutation(160)[int(160 * 0.75):]
     missing = np.zeros_like(src, dtype=bool)
     missing[np.ix_(val, np.setdiff1d(np.arange(80), core))] = True
-    gaps = [np.abs(reference_impute(src, missing, k, 30)[val].mean(axis=1) - src[val].mean(axis=1)).mean()
+    gaps = [np.abs(pca_impute_paper_loop(src, missing, k, 30)[val].mean(axis=1) - src[val].mean(axis=1)).mean()
             for k in k_grid]
     np.testing.assert_array_equal(m.coreset_, core)
     assert m.k_ == k_grid[int(np.argmin(gaps))]
@@ -91,7 +77,7 @@ def test_pca_method_on_davidson_sizes_matches_reference_cv_and_estimate(davidson
     mask = np.zeros_like(stacked, dtype=bool)
     mask[160:] = True
     mask[160:, core] = False
-    ref = reference_impute(stacked, mask, m.k_, 30)[160:].mean(axis=1)
+    ref = pca_impute_paper_loop(stacked, mask, m.k_, 30)[160:].mean(axis=1)
     np.testing.assert_allclose(est, ref, rtol=0, atol=1e-9)
     assert davidson_calls
 
@@ -116,7 +102,7 @@ def test_coefficient_form_full_run_equals_sklearn_loop(davidson_calls, n_rows, k
     missing = shared_layout(n_rows, 300, n_rows // 4, 40, seed=k)
     got = P.pca_impute(S, missing, k)
     assert bool(davidson_calls) == iterative
-    ref = reference_impute(S, missing, k)
+    ref = pca_impute_paper_loop(S, missing, k)
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-8)
     np.testing.assert_allclose(got.mean(axis=1), ref.mean(axis=1), rtol=0, atol=1e-10)
     np.testing.assert_array_equal(got[~missing], S[~missing])
@@ -129,7 +115,7 @@ def test_coefficient_form_with_fractional_scores_equals_sklearn_loop(davidson_ca
     missing = shared_layout(200, 120, 50, 20, seed=6)
     got = P.pca_impute(S, missing, 4, max_iter=60)
     assert davidson_calls
-    np.testing.assert_allclose(got, reference_impute(S, missing, 4, max_iter=60), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(got, pca_impute_paper_loop(S, missing, 4, max_iter=60), rtol=0, atol=1e-8)
 
 
 def test_all_rows_incomplete_equals_sklearn_loop():
@@ -139,7 +125,7 @@ def test_all_rows_incomplete_equals_sklearn_loop():
     missing[:, 10:] = True
     missing[:, 10:15] = np.random.default_rng(8).random((60, 5)) < 0.5
     got = P.pca_impute(S, missing, 2, max_iter=30)
-    np.testing.assert_allclose(got, reference_impute(S, missing, 2, max_iter=30), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(got, pca_impute_paper_loop(S, missing, 2, max_iter=30), rtol=0, atol=1e-8)
 
 
 def test_pca_impute_is_deterministic():
