@@ -185,6 +185,23 @@ def test_irt_fit_is_shared_and_reruns_only_irt_methods(finished_run, tmp_path):
     assert {j.split("method=")[1].split(",")[0] for j in jobs if "method=" in j} == {"p_irt", "gp_irt"}
 
 
+def test_longest_jobs_are_scheduled_first(finished_run):
+    # IRT fits, then Random-Search-Learn, then PCA/Lasso, then the few-second methods: a long job
+    # started last would be a run's tail on few cores
+    out = snakemake(finished_run, "-n", "--forceall", "--cores", "1").stdout
+    priority = {}
+    for block in out.split("\n\n"):
+        wc = [ln.split("wildcards:")[1].strip() for ln in block.splitlines() if "wildcards:" in ln]
+        if wc and ("rule mtm_run:" in block or "rule mtm_irt:" in block):
+            pr = [int(ln.split("priority:")[1]) for ln in block.splitlines() if "priority:" in ln]
+            key = wc[0].split("method=")[1].split(",")[0] if "method=" in wc[0] else "irt"
+            priority.setdefault(key, set()).add(pr[0] if pr else 0)
+    assert priority["irt"] == {10}
+    assert priority["random_search_learn"] == {6}    # n = 10: below the budgets that add to it
+    assert priority["pca"] == priority["lasso"] == {3}
+    assert all(priority[m] == {0} for m in ("random_sampling", "aipw", "p_irt", "gp_irt", "anchor_points_weighted"))
+
+
 def test_unknown_method_fails_with_clear_message(tmp_path):
     work = make_workdir(tmp_path / "wf4", methods=[{"name": "random_sampling"}, {"name": "no_such_method"}])
     proc = snakemake(work, "-n", check=False)
