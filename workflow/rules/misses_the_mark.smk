@@ -9,17 +9,18 @@ MTM_IRT = "results/irt/misses_the_mark/{dataset}/{split}"
 MTM_IRT_TIMING = "results/timing/misses_the_mark/{dataset}/{split}/irt.parquet"
 
 
-# Longest jobs first: on few cores a long job that starts last becomes the run's tail (the clean
-# 2-core grid of session 10 ended on one 9-minute Random-Search-Learn job with the other core
-# idle). The IRT fits have priority 10; Random-Search-Learn's cost grows with the budget
-# (MuSR/IFEval/MATH n = 200: ~530 s; n = 50: 25-70 s); PCA and Lasso come next (up to ~100 s);
-# every other job takes a few seconds. Scheduling only: results do not depend on it.
+# Longest jobs first, so that on few cores no long job starts last and becomes the run's tail.
+# The IRT fits have priority 10; Random-Search-Learn's cost grows with the budget (MuSR/IFEval/MATH
+# n = 200: ~530 s; n = 50: 25-70 s); PCA and Lasso come next (up to ~100 s); every other job takes
+# a few seconds. Scheduling only: results do not depend on it.
 MTM_RUN_PRIORITY = {"random_search_learn": 6, "pca": 3, "lasso": 3}
 
 
 def mtm_run_priority(w):
     base = MTM_RUN_PRIORITY.get(MTM_METHOD_NAME.get(w.method, w.method), 0)
-    return base + (2 if int(w.n) >= 200 else 1 if int(w.n) >= 100 else 0) if base else 0
+    if not base:
+        return 0
+    return base + sum(int(w.n) >= b for b in (100, 200))  # larger budgets of these methods cost more
 
 
 def mtm_needs_irt(method_label):
