@@ -17,7 +17,7 @@ from benchcast.errors import BudgetExceeded, ConfigError
 from benchcast.methods import REGISTRY, make_method
 from benchcast.methods.base import Method, random_coreset, random_subsets
 from benchcast.methods.pca import pca_impute
-from benchcast.methods.ridge import (DEFAULT_ALPHAS, CandidateProducts, bound_uses_gathered_gram, ridge_cv_fit, ridge_fit,
+from benchcast.methods.ridge import (DEFAULT_ALPHAS, FLOAT32_MIN_COLUMNS, CandidateProducts, bound_uses_gathered_gram, ridge_cv_fit, ridge_fit,
                                      ridge_validation_gaps_per_alpha)
 from benchcast.oracle import Oracle
 
@@ -475,10 +475,11 @@ def test_random_search_learn_independent_of_batch_size():
         np.testing.assert_allclose(est, results[0][2], atol=1e-12)
 
 
-@pytest.mark.parametrize("n_src,n_items,budget", [(40, 60, 8), (120, 150, 70), (30, 200, 90)])
+@pytest.mark.parametrize("n_src,n_items,budget", [(40, 60, 8), (120, 150, 70), (30, 200, 90), (260, 300, 170)])
 def test_random_search_learn_pruned_search_selects_the_exhaustive_searchs_subset(n_src, n_items, budget):
     """Pruning by the fixed-alpha lower bound must not change the winner (Cholesky path for Gram
-    matrices >= 64 included), and it must actually skip candidates where it is used."""
+    matrices >= 64 and the certified float32 path for >= FLOAT32_MIN_COLUMNS included), and it
+    must actually skip candidates where it is used."""
     src, tgt = source_target(n_src=n_src, n_items=n_items, seed=n_src + budget)
     fits = {}
     for prune in (False, True):
@@ -543,6 +544,28 @@ def test_ridge_validation_gaps_per_alpha_bound_ridgecv(m_train, p, binary):
         cv = RidgeCV(alphas=DEFAULT_ALPHAS).fit(S[:, c], y)
         cv_gap = np.abs(cv.predict(V[:, c]) - yv).mean()
         assert row.min() <= cv_gap + 1e-12 and np.isclose(row, cv_gap, rtol=1e-9, atol=1e-12).any()
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_certified_float32_gaps_are_tight_lower_bounds(binary):
+    """The float32 factorisation with one refinement step lowers each fixed-alpha gap by its
+    certified error: never above the exact float64 gap, and within 1e-6 of it."""
+    m_train, p = 200, FLOAT32_MIN_COLUMNS + 10
+    rng = np.random.default_rng(11)
+    A = rng.random((m_train + 30, 260))
+    A = (A < rng.random(260)).astype(float) if binary else A
+    S, V = A[:m_train], A[m_train:]
+    y, yv = S.mean(axis=1), V.mean(axis=1)
+    cands = np.stack([rng.permutation(260)[:p] for _ in range(10)])
+    assert bound_uses_gathered_gram(m_train, p, 30)               # the primal form, where float32 applies
+    exact = ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=4)
+    bound = ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=4,
+                                            certified_float32=True)
+    assert (bound <= exact + 1e-13).all()
+    np.testing.assert_allclose(bound, exact, rtol=1e-6)
+    assert (bound < exact).any()                                     # the float32 path actually ran
+    ref = Ridge(alpha=DEFAULT_ALPHAS[0]).fit(S[:, cands[0]], y)
+    assert exact[0, 0] == pytest.approx(np.abs(ref.predict(V[:, cands[0]]) - yv).mean(), rel=1e-9)
 
 
 # --------------------------------------------------------------------------- budget for every method

@@ -105,7 +105,7 @@ class RandomSearchLearn(Method):
         S_train, S_val = source[train], source[val]
         if self.prune:
             bound = ridge_validation_gaps_per_alpha(S_train, y[train], S_val, y[val], candidates, self.alphas,
-                                                    self.batch_size).min(axis=1)
+                                                    self.batch_size, certified_float32=True).min(axis=1)
             visit = np.lexsort((np.arange(self.num_search), bound))   # by bound, then index
             step = min(self.batch_size, self.exact_batch_size)
         else:
