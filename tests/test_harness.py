@@ -208,3 +208,31 @@ def test_run_job_budget_too_large_fails(matrix):
     sp = make_splits(matrix, "interpolation", 1, SEED)
     with pytest.raises(BudgetExceeded):
         run_job(matrix, sp, "random_sampling", None, N_ITEMS, SEED)
+
+
+def test_per_target_similarity_cache_shared_across_runs(matrix, tmp_path, monkeypatch):
+    """Figure 4's job reads every run of a dataset: a shared cache computes each trial's
+    similarities once, and gives the same table as computing them afresh (eq. 4 by hand)."""
+    from benchcast import metrics
+    from benchcast.studies import misses_the_mark as mtm
+
+    sp = make_splits(matrix, "interpolation", TRIALS, SEED)
+    paths = []
+    for method in ("random_sampling", "aipw"):
+        path = tmp_path / f"{method}.parquet"
+        run_job(matrix, sp, method, None, BUDGET, SEED).estimates.to_parquet(path)
+        paths.append(path)
+    calls = []
+    real = metrics.model_similarity
+    monkeypatch.setattr(mtm, "model_similarity", lambda *a: calls.append(1) or real(*a))
+    cache = {}
+    shared = [mtm.per_target(p, sp, matrix, cache) for p in paths]
+    assert len(calls) == TRIALS                              # once per trial, not per run
+    for p, got in zip(paths, shared):
+        pd.testing.assert_frame_equal(got, mtm.per_target(p, sp, matrix))
+    by = splits_by_trial(sp, matrix)
+    pos = {m: i for i, m in enumerate(matrix.model_ids)}
+    row = shared[1].iloc[0]
+    src, _ = by[int(row.trial)]
+    want = real(matrix.scores[[pos[row.model_id]]], matrix.scores[src])[0]
+    assert row.similarity == pytest.approx(want, abs=1e-12)

@@ -8,13 +8,13 @@ from benchcast.studies.misses_the_mark import METHOD_LABELS, heatmap_table, per_
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
-matrices, frames, rows = {}, [], []
+matrices, sim_caches, frames, rows = {}, {}, [], []
 for cell, run in zip(snakemake.params.cells, snakemake.input.runs):
     d, s = cell["dataset"], cell["split"]
     if d not in matrices:
         matrices[d] = load_response_matrix(Path(snakemake.input.data[0]).parent.parent / d, d)
     splits = pd.read_parquet(Path(snakemake.input.splits[0]).parent.parent / d / f"{s}.parquet")
-    pt = per_target(run, splits, matrices[d])
+    pt = per_target(run, splits, matrices[d], sim_caches.setdefault(d, {}))
     frames.append(pt.assign(**{k: cell[k] for k in ("dataset", "split", "method", "n")}))
     rows.append(dict(cell, gap=similarity_correlation(pt)))  # 'gap' column reused by heatmap_table
     log(f"{d} {s} {cell['method']} n={cell['n']}: r={rows[-1]['gap']:.3f}")

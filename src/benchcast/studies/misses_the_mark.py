@@ -149,12 +149,17 @@ def table2(timings: list[dict], dataset: str) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def per_target(run_path: str | Path, splits: pd.DataFrame, matrix: ResponseMatrix) -> pd.DataFrame:
-    """Per (trial, target): similarity to that trial's sources (eq. 4) and normalized gap (eq. 6)."""
+def per_target(run_path: str | Path, splits: pd.DataFrame, matrix: ResponseMatrix,
+               sim_cache: dict | None = None) -> pd.DataFrame:
+    """Per (trial, target): similarity to that trial's sources (eq. 4) and normalized gap (eq. 6).
+
+    ``sim_cache``: a dict shared by the calls on one dataset's matrix, so that the similarities
+    of a (sources, targets) pair are computed once for all of its methods and budgets (Figure
+    4 reads 36 runs per dataset x split)."""
     est = pd.read_parquet(run_path)
     by_trial = splits_by_trial(splits, matrix)
     pos = {m: i for i, m in enumerate(matrix.model_ids)}
-    sim_cache: dict[bytes, dict[int, float]] = {}
+    sim_cache = {} if sim_cache is None else sim_cache
     sims = np.empty(len(est))
     for trial, g in est.groupby("trial", sort=True):
         src, tgt = by_trial[int(trial)]
