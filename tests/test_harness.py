@@ -236,3 +236,16 @@ def test_per_target_similarity_cache_shared_across_runs(matrix, tmp_path, monkey
     src, _ = by[int(row.trial)]
     want = real(matrix.scores[[pos[row.model_id]]], matrix.scores[src])[0]
     assert row.similarity == pytest.approx(want, abs=1e-12)
+
+
+def test_harness_import_leaves_scipy_to_the_methods_that_use_it():
+    """Every workflow job imports the harness (and through it the method registry); SciPy's
+    linalg / special / optimize cost ~0.1-0.3 s each to import, so only the methods that call
+    them import them, on first use."""
+    import subprocess
+    import sys
+
+    code = ("import sys, benchcast.harness; "
+            "print(sorted(m for m in ('scipy.linalg', 'scipy.special', 'scipy.optimize', 'sklearn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

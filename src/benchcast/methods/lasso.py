@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from scipy.linalg.blas import dasum, ddot, dgemv
 
 from benchcast.errors import ConfigError
 from benchcast.methods.base import Method, check_budget, register
@@ -52,6 +51,10 @@ def lasso_path_skipping(X: np.ndarray, y: np.ndarray, alphas_desc: np.ndarray, m
     ``n_samples <= n_features`` (else scikit-learn's ``precompute="auto"`` uses the Gram
     matrix; the caller then uses ``lasso_path`` directly).
     """
+    # imported here: every job loads this module through the method registry, and SciPy's
+    # import costs 0.1 s that only Lasso (and PCA) jobs need
+    from scipy.linalg.blas import dasum, ddot, dgemv
+
     n_samples, n_features = X.shape
     alphas_desc = np.sort(np.asarray(alphas_desc, dtype=np.float64))[::-1]   # as lasso_path orders them
     n_alphas = len(alphas_desc)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg import eigh, lapack, solve_triangular
 
 from benchcast.methods.base import Method, check_budget, random_coreset, register
 
@@ -36,6 +35,8 @@ def _centre(Y: np.ndarray) -> np.ndarray:
 
 def _householder_q(Z: np.ndarray) -> np.ndarray:
     """Thin Q factor of ``Z`` (LAPACK ``geqrf`` + ``orgqr``, what ``np.linalg.qr`` calls)."""
+    from scipy.linalg import lapack      # SciPy imports here, not at module level: every job loads
+                                         # this module through the method registry (0.1 s each)
     qr, tau, _, _ = lapack.dgeqrf(Z)
     return lapack.dorgqr(qr, tau)[0]
 
@@ -61,12 +62,16 @@ def _orthonormalise(Q: np.ndarray | None, Z: np.ndarray) -> np.ndarray:
         Z = Z - Q @ (Q.T @ Z)
     M = Z.T @ Z
     if np.linalg.norm(M - np.eye(M.shape[0])) < 0.5:
+        from scipy.linalg import solve_triangular
+
         return solve_triangular(np.linalg.cholesky(M), Z.T, lower=True, check_finite=False).T
     return _householder_q(Z)
 
 
 def _dense_top(Gc: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-``n`` eigenpairs of ``Gc``, largest first (LAPACK, exact to rounding)."""
+    from scipy.linalg import eigh
+
     R = Gc.shape[0]
     w, U = eigh(Gc, subset_by_index=[R - n, R - 1])
     return w[::-1], U[:, ::-1]
