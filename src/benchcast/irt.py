@@ -746,6 +746,7 @@ class _SVIData:
         self._th = np.empty((S, dims + 1), dtype=self.dtype)
         self._th[:, dims] = -dims
         self._gm = np.empty((I, dims + 1), dtype=self.dtype)
+        self._ones = np.ones(I, dtype=self.dtype)
 
     def obs_terms(self, theta: np.ndarray, gam: np.ndarray, b: np.ndarray):
         """Bernoulli NLL summed over the observed cells at logits ``theta @ gam.T - dims * b``
@@ -765,18 +766,20 @@ class _SVIData:
         np.matmul(th, gm.T, out=z)
         z *= ns                                   # -t, t = signs * logit
         np.abs(z, out=e)                          # |t|
-        np.add(z, e, out=w)                       # 2 max(-t, 0)
-        nll = 0.5 * float(w.sum(dtype=np.float64))
-        np.subtract(z, e, out=w)                  # 2 min(-t, 0)
-        w *= 0.5
+        # sum max(-t, 0) = (sum(-t) + sum|t|) / 2. The sums are float32 BLAS products with a
+        # ones vector (float32 accumulation, as torch's sum; relative error ~1e-6, far below the
+        # one-sample ELBO's noise): a float64 accumulation of a float32 array casts it chunk by
+        # chunk and took 11% of an SVI epoch on QNLI, NumPy's float32 reduction 3x the time of sgemv
+        ones = self._ones
+        nll = 0.5 * float((z @ ones).sum() + (e @ ones).sum())
+        np.minimum(z, 0.0, out=w)                 # min(-t, 0)
         np.exp(w, out=w)                          # exp(min(-t, 0)): e where t >= 0, 1 where t < 0
         np.negative(e, out=e)
         np.exp(e, out=e)                          # e = exp(-|t|)
         np.log1p(e, out=z)
-        nll += float(z.sum(dtype=np.float64)) - self.const    # sum softplus(-t) = log1p(e) + max(-t, 0)
+        nll += float((z @ ones).sum()) - self.const   # sum softplus(-t) = log1p(e) + max(-t, 0)
         np.add(e, 1.0, out=z)
-        np.reciprocal(z, out=z)                   # 1 / (1 + e)
-        z *= w                                    # sigmoid(-t)
+        np.divide(w, z, out=z)                    # sigmoid(-t) = exp(min(-t, 0)) / (1 + e)
         z *= ns                                   # R = P - Y = -signs * sigmoid(-t)
         g_th = (z @ gm)[:, :D].astype(self.grad_dtype)
         g_gm = (z.T @ th).astype(self.grad_dtype)
