@@ -99,3 +99,37 @@ def test_lasso_without_feasible_alpha_still_raises():
     src = logistic_scores(30, 40, 6)
     with pytest.raises(ConfigError):
         make_method("lasso", {"alpha_min": 1e-4, "alpha_max": 1e-3, "n_alphas": 5}).fit(src, 1, None)
+
+
+def test_one_path_serves_every_budget_and_round_trips_through_parquet(tmp_path):
+    """The workflow's mtm_lasso job: one path per trial gives each budget exactly the fit a
+    per-budget fit makes; trials with the same sources share it; the stored tables give back
+    the same selections; and the run's fit uses them instead of recomputing the path."""
+    import pandas as pd
+
+    scores = logistic_scores(70, 120, 3)
+    budgets = [5, 20, 60]
+    same = np.arange(40)
+    by_trial = {0: (same, np.arange(40, 70)), 1: (same, np.arange(40, 70)),
+                2: (np.arange(10, 50), np.arange(50, 70))}
+    selections, timing = L.lasso_trials(scores, by_trial, budgets, {"n_alphas": 300})
+    assert timing.shared_from.tolist() == [0, 0, 2]
+    assert timing.fit_seconds[1] == timing.fit_seconds[0] > 0
+    fits, items = L.selections_to_frames(selections)
+    fits.to_parquet(tmp_path / "fits.parquet")
+    items.to_parquet(tmp_path / "items.parquet")
+    loaded = L.frames_to_selections(pd.read_parquet(tmp_path / "fits.parquet"), pd.read_parquet(tmp_path / "items.parquet"))
+    for trial, (src, tgt) in by_trial.items():
+        for n in budgets:
+            direct = make_method("lasso", {"n_alphas": 300}).fit(scores[src], n, None)
+            via = make_method("lasso", {"n_alphas": 300}).fit(scores[src], n, None, prefit=loaded[trial])
+            assert via.alpha_ == direct.alpha_ and via.intercept_ == direct.intercept_
+            np.testing.assert_array_equal(via.coreset_, direct.coreset_)
+            np.testing.assert_array_equal(via.coef_, direct.coef_)
+            assert len(direct.coreset_) <= n
+    with pytest.raises(ConfigError, match="budgets"):
+        make_method("lasso", {"n_alphas": 300}).fit(scores[same], 7, None, prefit=loaded[0])
+    # the run uses the selection it is given: no path is computed
+    fake = {5: L.LassoSelection(alpha=1.0, coreset=np.array([3]), coef=np.array([2.0]), intercept=0.5, n_items=120)}
+    m = make_method("lasso").fit(scores[same], 5, None, prefit=fake)
+    np.testing.assert_allclose(m.estimate(Oracle(scores[40:], 5), None), 2.0 * scores[40:, 3] + 0.5)

@@ -166,6 +166,23 @@ def test_changing_one_method_param_reruns_only_that_method(finished_run, tmp_pat
     assert len(runs) == 5  # 2 datasets x 2 splits at n=10, plus Figure 5's AIPW (n=50) job
 
 
+def test_lasso_path_is_shared_across_budgets(finished_run, tmp_path):
+    """One mtm_lasso job per (dataset, split) feeds every budget's Lasso run; its seconds are
+    the runs' training time (Table 2); a budget added to the config reruns the path job."""
+    logs = sorted((finished_run / "logs/misses_the_mark/lasso").rglob("*.log"))
+    assert len(logs) == 4
+    timing = pd.read_parquet(finished_run / "results/timing/misses_the_mark/toy_a/interpolation/lasso/n=10.parquet")
+    assert (timing["prefit_seconds"] > 0).all()
+    work = tmp_path / "wf_lasso"
+    shutil.copytree(finished_run, work, symlinks=True)
+    cfg_path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["misses_the_mark"]["budgets"] = [10, 12]
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    out = snakemake(work, "-n", "--cores", "1").stdout
+    assert out.count("rule mtm_lasso:") == 4
+
+
 def test_irt_fit_is_shared_and_reruns_only_irt_methods(finished_run, tmp_path):
     # one IRT job per (dataset, split), read by both P-IRT and GP-IRT ...
     irt_logs = sorted((finished_run / "logs/misses_the_mark/irt").rglob("*.log"))
@@ -192,11 +209,13 @@ def test_longest_jobs_are_scheduled_first(finished_run):
     priority = {}
     for block in out.split("\n\n"):
         wc = [ln.split("wildcards:")[1].strip() for ln in block.splitlines() if "wildcards:" in ln]
-        if wc and ("rule mtm_run:" in block or "rule mtm_irt:" in block):
+        if wc and ("rule mtm_run:" in block or "rule mtm_irt:" in block or "rule mtm_lasso:" in block):
             pr = [int(ln.split("priority:")[1]) for ln in block.splitlines() if "priority:" in ln]
-            key = wc[0].split("method=")[1].split(",")[0] if "method=" in wc[0] else "irt"
+            key = ("lasso_path" if "rule mtm_lasso:" in block else
+                   wc[0].split("method=")[1].split(",")[0] if "method=" in wc[0] else "irt")
             priority.setdefault(key, set()).add(pr[0] if pr else 0)
     assert priority["irt"] == {10}
+    assert priority["lasso_path"] == {5}             # Lasso's run jobs wait on their path job
     assert priority["random_search_learn"] == {6}    # n = 10: below the budgets that add to it
     assert priority["pca"] == priority["lasso"] == {3}
     assert all(priority[m] == {0} for m in ("random_sampling", "aipw", "p_irt", "gp_irt", "anchor_points_weighted"))

@@ -7,6 +7,7 @@ MTM_TABLES = "results/tables/misses_the_mark"
 MTM_FIGS = "results/figures/misses_the_mark"
 MTM_IRT = "results/irt/misses_the_mark/{dataset}/{split}"
 MTM_IRT_TIMING = "results/timing/misses_the_mark/{dataset}/{split}/irt.parquet"
+MTM_LASSO = "results/lasso/misses_the_mark/{dataset}/{split}/{method}"
 
 
 # Longest jobs first, so that on few cores no long job starts last and becomes the run's tail.
@@ -28,6 +29,11 @@ def mtm_needs_irt(method_label):
     return name in REGISTRY and REGISTRY[name].needs_prefit == "irt"
 
 
+def mtm_needs_lasso_path(method_label):
+    name = MTM_METHOD_NAME.get(method_label, method_label)
+    return name in REGISTRY and REGISTRY[name].needs_prefit == "lasso"
+
+
 def mtm_run_inputs(w):
     inputs = dict(
         models=f"results/data/{w.dataset}/models.parquet",
@@ -39,6 +45,10 @@ def mtm_run_inputs(w):
         base = MTM_IRT.format(dataset=w.dataset, split=w.split)
         inputs.update(irt_items=f"{base}/items.parquet", irt_trials=f"{base}/trials.parquet",
                       irt_timing=MTM_IRT_TIMING.format(dataset=w.dataset, split=w.split))
+    if mtm_needs_lasso_path(w.method):  # Lasso: one regularisation path per trial serves every budget
+        base = MTM_LASSO.format(dataset=w.dataset, split=w.split, method=w.method)
+        inputs.update(lasso_fits=f"{base}/fits.parquet", lasso_items=f"{base}/items.parquet",
+                      lasso_timing=f"{base}/timing.parquet")
     return inputs
 
 
@@ -145,6 +155,33 @@ rule mtm_irt:
         "benchmarks/misses_the_mark/irt/{dataset}/{split}.tsv"
     script:
         "../scripts/mtm_irt.py"
+
+
+rule mtm_lasso:
+    """Lasso's regularisation path of every trial's source models, once per dataset, split and
+    Lasso configuration: the path does not depend on the budget, so it yields the core sets of
+    all configured budgets (the three budgets' jobs used to compute it three times)."""
+    input:
+        models="results/data/{dataset}/models.parquet",
+        responses="results/data/{dataset}/responses.parquet",
+        item_table="results/data/{dataset}/items.parquet",
+        splits="results/splits/misses_the_mark/{dataset}/{split}.parquet",
+    output:
+        fits=f"{MTM_LASSO}/fits.parquet",
+        selected_items=f"{MTM_LASSO}/items.parquet",
+        timing=f"{MTM_LASSO}/timing.parquet",
+    params:
+        budgets=MTM["budgets"],
+        method_params=lambda w: {k: v for k, v in MTM_METHOD_PARAMS.get(w.method, {}).items() if k != "max_trials"},
+    resources:
+        mem_mb=1500,
+    priority: 5   # Lasso's run jobs (priority 3-5) wait on it; up to ~100 s on QNLI
+    log:
+        "logs/misses_the_mark/lasso/{dataset}/{split}/{method}.log",
+    benchmark:
+        "benchmarks/misses_the_mark/lasso/{dataset}/{split}/{method}.tsv"
+    script:
+        "../scripts/mtm_lasso.py"
 
 
 rule mtm_run:

@@ -18,11 +18,16 @@ if "irt_items" in snakemake.input.keys():  # P-IRT / GP-IRT: the trial's IRT fit
     from benchcast.methods.irt_methods import frames_to_fits
 
     prefit = frames_to_fits(pd.read_parquet(snakemake.input.irt_items), pd.read_parquet(snakemake.input.irt_trials))
-result = run_job(matrix, splits, method, params, int(w.n), snakemake.params.seed, log=log, prefit=prefit)
-if prefit is not None:  # Table 2 counts the shared IRT fit in these methods' training time
     irt_timing = pd.read_parquet(snakemake.input.irt_timing).set_index("trial")
-    seconds = irt_timing.fit_seconds + (irt_timing.bias_seconds if method == "gp_irt" else 0.0)
-    result.timing["prefit_seconds"] = result.timing.trial.map(seconds).to_numpy()
+    prefit_seconds = irt_timing.fit_seconds + (irt_timing.bias_seconds if method == "gp_irt" else 0.0)
+if "lasso_fits" in snakemake.input.keys():  # Lasso: the trial's path selections, made once by mtm_lasso
+    from benchcast.methods.lasso import frames_to_selections
+
+    prefit = frames_to_selections(pd.read_parquet(snakemake.input.lasso_fits), pd.read_parquet(snakemake.input.lasso_items))
+    prefit_seconds = pd.read_parquet(snakemake.input.lasso_timing).set_index("trial").fit_seconds
+result = run_job(matrix, splits, method, params, int(w.n), snakemake.params.seed, log=log, prefit=prefit)
+if prefit is not None:  # Table 2 counts the shared per-trial fit in these methods' training time
+    result.timing["prefit_seconds"] = result.timing.trial.map(prefit_seconds).to_numpy()
 write_parquet_atomic(result.timing, snakemake.output.timing)
 write_parquet_atomic(result.estimates, snakemake.output.estimates)
 log(f"done: fit {result.timing.fit_seconds.sum():.1f}s, estimate {result.timing.estimate_seconds.sum():.1f}s")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -28,6 +29,17 @@ def _early_exit() -> bool:
         return tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 9)
     except ValueError:
         return False
+@dataclass
+class LassoSelection:
+    """One budget's pick from a Lasso path: the core set, its weights and the intercept."""
+
+    alpha: float
+    coreset: np.ndarray     # item indices with non-zero weight (ascending)
+    coef: np.ndarray        # their weights
+    intercept: float
+    n_items: int            # items of the source matrix the path was fitted on
+
+
 _GAP_MARGIN = 1e-12       # relative safety margin of the skip test (see lasso_path_skipping)
 
 
@@ -103,6 +115,7 @@ class LassoMethod(Method):
     """
 
     deterministic_fit = True
+    needs_prefit = "lasso"
 
     def __init__(self, alpha_min: float = 1e-4, alpha_max: float = 10.0, n_alphas: int = 1000,
                  max_iter: int = 10_000, tol: float = 1e-4):
@@ -113,8 +126,27 @@ class LassoMethod(Method):
         return {"alpha_min": self.alpha_min, "alpha_max": self.alpha_max, "n_alphas": self.n_alphas,
                 "max_iter": self.max_iter, "tol": self.tol}
 
-    def fit(self, source, budget, rng):
+    def fit(self, source, budget, rng, prefit: dict[int, LassoSelection] | None = None):
+        """Select the core set for ``budget`` from the regularisation path of ``source``.
+
+        ``prefit`` (the workflow's ``mtm_lasso`` job): this trial's selections for every
+        configured budget, from one path (:func:`lasso_selections`); the path does not
+        depend on the budget, so the three budgets' jobs need not each recompute it."""
         check_budget(source, budget)
+        if prefit is None:
+            prefit = lasso_selections(source, [budget], self)
+        elif budget not in prefit:
+            raise ConfigError(f"lasso: the precomputed path selections cover budgets {sorted(prefit)}, not {budget}. "
+                              "Fix: rerun the mtm_lasso job with this budget in misses_the_mark.budgets")
+        sel = prefit[budget]
+        if sel.n_items != source.shape[1]:
+            raise ValueError(f"lasso: precomputed selection is over {sel.n_items} items, source has {source.shape[1]}")
+        self.alpha_, self.coreset_, self.coef_, self.intercept_ = sel.alpha, sel.coreset, sel.coef, sel.intercept
+        return self
+
+    def path(self, source: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """``(coefs, alphas, x_mean, y_mean)``: the path's coefficients (items x alphas) in
+        ascending alpha order, as the paper loops over them."""
         y = source.mean(axis=1)
         x_mean, y_mean = source.mean(axis=0), y.mean()
         Xc = np.asfortranarray(source - x_mean)
@@ -125,7 +157,12 @@ class LassoMethod(Method):
             coefs = lasso_path_skipping(Xc, yc, alphas_desc, self.max_iter, self.tol)
         else:
             _, coefs, _ = lasso_path(Xc, yc, alphas=alphas_desc, max_iter=self.max_iter, tol=self.tol)
-        coefs = coefs[:, ::-1]                               # ascending alphas, as the paper loops
+        return coefs[:, ::-1], alphas_desc[::-1], x_mean, float(y_mean)
+
+    def select(self, coefs: np.ndarray, alphas: np.ndarray, x_mean: np.ndarray, y_mean: float,
+               budget: int) -> LassoSelection:
+        """The paper's rule on an ascending path: the first alpha with exactly ``budget``
+        non-zero weights, else the one with the most non-zero weights below ``budget``."""
         nnz = (coefs != 0).sum(axis=0)
         ok = nnz <= budget
         if not ok.any():
@@ -135,13 +172,84 @@ class LassoMethod(Method):
         exact = np.flatnonzero(diff == 0)
         k = int(exact[0]) if exact.size else int(np.argmin(diff))
         coef = coefs[:, k]
-        self.alpha_ = float(alphas_desc[::-1][k])
-        self.coreset_ = np.flatnonzero(coef != 0)
-        self.coef_ = coef[self.coreset_]
-        self.intercept_ = float(y_mean - x_mean @ coef)
-        return self
+        coreset = np.flatnonzero(coef != 0)
+        return LassoSelection(alpha=float(alphas[k]), coreset=coreset, coef=coef[coreset],
+                              intercept=float(y_mean - x_mean @ coef), n_items=coefs.shape[0])
 
     def estimate(self, oracle, rng):
         if self.coreset_.size == 0:
             return np.full(oracle.n_targets, self.intercept_)
         return oracle.query(self.coreset_) @ self.coef_ + self.intercept_
+
+
+def lasso_selections(source: np.ndarray, budgets, method: LassoMethod | None = None) -> dict[int, LassoSelection]:
+    """Every budget's selection from one Lasso path of ``source`` (``method``'s settings)."""
+    method = method or LassoMethod()
+    for b in budgets:
+        check_budget(source, b)
+    path = method.path(source)
+    return {int(b): method.select(*path, int(b)) for b in budgets}
+
+
+def lasso_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.ndarray]], budgets,
+                 params: dict | None = None, log=lambda s: None):
+    """The workflow's ``mtm_lasso`` job: every trial's selections for all ``budgets`` from one
+    path per trial. Trials with the same source models (every extrapolation trial) share the
+    path of the first (the fit is deterministic). Returns ``(selections, timing)``:
+    ``selections[trial][budget]`` and a table (trial, fit_seconds, shared_from) whose
+    ``fit_seconds`` repeats a shared path's seconds on every trial that uses it."""
+    import time
+
+    import pandas as pd
+
+    from benchcast.harness import Progress   # here: the harness imports the method registry
+
+    method = LassoMethod(**(params or {}))
+    progress = Progress(len(by_trial), log, "lasso path")
+    selections, seconds, rows, made_by = {}, {}, [], {}
+    for k, (trial, (src, _)) in enumerate(sorted(by_trial.items())):
+        key = np.asarray(src).tobytes()
+        if key not in made_by:
+            t0 = time.perf_counter()
+            selections[trial] = lasso_selections(scores[src], budgets, method)
+            seconds[trial] = time.perf_counter() - t0
+            made_by[key] = trial
+        first = made_by[key]
+        selections[trial] = selections[first]
+        rows.append((trial, seconds[first], first))
+        progress(k + 1)
+    timing = pd.DataFrame(rows, columns=["trial", "fit_seconds", "shared_from"]).astype(
+        {"trial": np.int32, "shared_from": np.int32})
+    return selections, timing
+
+
+def selections_to_frames(selections: dict[int, dict[int, LassoSelection]]):
+    """Per-trial selections as two tidy tables: ``fits`` (trial, budget, alpha, intercept,
+    n_items) and ``items`` (trial, budget, item_idx, coef)."""
+    import pandas as pd
+
+    fits, items = [], []
+    for t, by_budget in sorted(selections.items()):
+        for b, sel in sorted(by_budget.items()):
+            fits.append((t, b, sel.alpha, sel.intercept, sel.n_items))
+            items.append(pd.DataFrame({"trial": np.int32(t), "budget": np.int32(b),
+                                       "item_idx": sel.coreset.astype(np.int32), "coef": sel.coef}))
+    fits = pd.DataFrame(fits, columns=["trial", "budget", "alpha", "intercept", "n_items"]).astype(
+        {"trial": np.int32, "budget": np.int32, "n_items": np.int32})
+    return fits, pd.concat(items, ignore_index=True)
+
+
+def frames_to_selections(fits, items) -> dict[int, dict[int, LassoSelection]]:
+    """Inverse of :func:`selections_to_frames`."""
+    groups = {key: g for key, g in items.groupby(["trial", "budget"], sort=False)}
+    out: dict[int, dict[int, LassoSelection]] = {}
+    for row in fits.itertuples(index=False):
+        g = groups.get((row.trial, row.budget))
+        if g is None:
+            coreset, coef = np.zeros(0, dtype=np.int64), np.zeros(0)
+        else:
+            g = g.sort_values("item_idx")
+            coreset, coef = g["item_idx"].to_numpy(np.int64), g["coef"].to_numpy(np.float64)
+        out.setdefault(int(row.trial), {})[int(row.budget)] = LassoSelection(
+            alpha=float(row.alpha), coreset=coreset, coef=coef, intercept=float(row.intercept), n_items=int(row.n_items))
+    return out
