@@ -249,3 +249,20 @@ def test_harness_import_leaves_scipy_to_the_methods_that_use_it():
             "print(sorted(m for m in ('scipy.linalg', 'scipy.special', 'scipy.optimize', 'sklearn') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_single_threaded_reaches_blas_libraries_loaded_later():
+    """Jobs call single_threaded() before SciPy is loaded; SciPy's own OpenBLAS, loaded
+    afterwards, must still run one thread (the environment variables it reads at load)."""
+    import subprocess
+    import sys
+
+    code = ("from benchcast.workflow_support import single_threaded; single_threaded(); "
+            "import sys; assert 'scipy.linalg' not in sys.modules; "
+            "import scipy.linalg; from threadpoolctl import threadpool_info; "
+            "print(sorted({(i['filepath'].rsplit('/', 1)[-1], i['num_threads']) for i in threadpool_info()}))")
+    env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    libs = eval(out)
+    assert len(libs) >= 2, libs                      # NumPy's BLAS and SciPy's, loaded later
+    assert all(n == 1 for _, n in libs), libs

@@ -12,17 +12,18 @@ def single_threaded() -> None:
     """Pin BLAS/OpenMP to one thread: jobs run in parallel instead, and a fixed thread count
     keeps floating-point reduction order -- hence outputs -- identical whatever ``--cores``.
 
-    ``threadpool_limits`` only reaches the BLAS libraries already loaded, and SciPy ships its
-    own OpenBLAS, loaded on first use of ``scipy.linalg``; a library loaded later would
-    start one thread per core (which, on a busy machine, made Random-Search-Learn's LAPACK
-    calls ~50x slower). So the thread variables are set for libraries loaded later, and
-    SciPy's BLAS is loaded before the limit is applied.
+    ``threadpool_limits`` only reaches the BLAS libraries already loaded (NumPy's), and SciPy
+    ships its own OpenBLAS, loaded on first use of ``scipy.linalg``; a library loaded later
+    would start one thread per core (which, on a busy machine, made Random-Search-Learn's
+    LAPACK calls ~50x slower). So the thread variables are also set in the environment,
+    which OpenBLAS and OpenMP read when they load (``tests/test_harness.py`` checks that
+    SciPy's OpenBLAS then runs one thread). SciPy itself is not imported here: most jobs
+    never use it, and its import cost every job ~0.1 s.
     """
     import os
 
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
-    import scipy.linalg  # noqa: F401 - loads SciPy's OpenBLAS so that the limit below reaches it
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1)
