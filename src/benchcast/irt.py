@@ -198,22 +198,18 @@ class _Objective:
         z -= self.dims * b
         z *= self.signs                          # t
         np.abs(z, out=e)                         # |t|
-        np.subtract(z, e, out=w)                 # 2 min(t, 0) (exact)
-        sum_min = 0.5 * w.sum()                  # = sum(min(t, 0)) bit for bit (halving is exact)
-        np.add(z, e, out=w)
-        w *= -0.5                                # min(-t, 0) = -t where t >= 0 (exact)
-        np.exp(w, out=w)                         # exp(-t) = exp(-|t|) where t >= 0, 1 where t < 0
+        sum_min = 0.5 * (z.sum() - e.sum())      # sum min(t, 0)
         np.negative(e, out=e)
-        np.exp(e, out=e)                         # e = exp(-|t|)
-        np.log1p(e, out=z)
-        nll = z.sum() - sum_min - self.const     # sum softplus(-t) over observed cells
-        # sigmoid(-t) = e / (1 + e) for t >= 0, 1 / (1 + e) for t < 0: w / (1 + e), the same
-        # products as the masked form, without a ``where=`` ufunc (slow on a random mask)
-        np.add(e, 1.0, out=z)
-        np.reciprocal(z, out=z)
-        z *= w
-        z *= self.signs
-        np.negative(z, out=z)                    # R = P - Y (0 where unobserved)
+        np.exp(e, out=e)                         # exp(-|t|)
+        np.log1p(e, out=w)
+        nll = w.sum() - sum_min - self.const     # sum softplus(-t) = log1p(exp(-|t|)) - min(t, 0), observed cells
+        # R = P - Y = -signs * sigmoid(-t), sigmoid(-t) = (1 - tanh(t / 2)) / 2: one tanh pass
+        # instead of a second exp, a reciprocal and the products that select the stable branch
+        # (the elementwise passes are most of an evaluation); formed as 2R, halved below
+        z *= 0.5
+        np.tanh(z, out=z)
+        z -= 1.0
+        z *= self.signs                          # 2R (0 where unobserved)
         Gc = G - self.mg
         bc = b - self.mb
         prior = 0.5 * (self.pa * np.dot(x[:self.na], x[:self.na]) + np.sum(self.pg * np.einsum("id,id->d", Gc, Gc))
@@ -221,10 +217,12 @@ class _Objective:
         grad = np.empty_like(x)
         gA, gG, _ = self.split(grad)
         np.matmul(z, G, out=gA)
+        gA *= 0.5
         gA += self.pa * A
         np.matmul(z.T, A, out=gG)
+        gG *= 0.5
         gG += self.pg * Gc
-        grad[self.na + self.nd:] = -self.dims * z.sum(axis=0) + self.pb * bc
+        grad[self.na + self.nd:] = -0.5 * self.dims * z.sum(axis=0) + self.pb * bc
         return float(nll + prior), grad
 
     def scaled(self, u: np.ndarray) -> tuple[float, np.ndarray]:
@@ -752,37 +750,39 @@ class _SVIData:
         """Bernoulli NLL summed over the observed cells at logits ``theta @ gam.T - dims * b``
         and its gradients in ``theta``, ``gam``, ``b`` (in ``grad_dtype``).
 
-        With ``z = -t`` (``t = signs * logit``): ``softplus(z) = max(z, 0) + log1p(exp(-|z|))``,
-        ``max(z, 0) = (z + |z|) / 2`` and ``sigmoid(z) = exp(min(z, 0)) / (1 + exp(-|z|))``,
-        ``min(z, 0) = (z - |z|) / 2``. The halvings are exact and ``exp(min(z, 0))`` equals
-        ``exp(-|z|)`` bit for bit where ``z <= 0`` (and is 1 elsewhere), so this gives the same
-        numbers as the masked form ``e / (1 + e) if t >= 0 else 1 / (1 + e)`` without a
-        ``where=`` ufunc (which was ~2/3 of this function's time on QNLI)."""
+        With ``z = -t`` (``t = signs * logit``): ``softplus(z) = max(z, 0) + log1p(exp(-|z|))``
+        with ``sum max(z, 0) = (sum z + sum |z|) / 2``, and ``sigmoid(z) = (1 + tanh(z / 2)) / 2``:
+        one ``tanh`` pass instead of a second ``exp``, a ``min`` and a division (the
+        elementwise passes are most of an epoch; float32 ``np.minimum`` costs as much as
+        ``np.exp``). The residuals are ``R = P - Y = -signs * sigmoid(-t)``, formed as ``2R``
+        and halved in the (small) gradient products. Float32 throughout, as torch; the
+        ``tanh`` form's absolute error in ``sigmoid`` is ~1e-7 where it is near 0 or 1.
+
+        The sums are float32 BLAS products with a ones vector (float32 accumulation, as
+        torch's sum; relative error ~1e-6, far below the one-sample ELBO's noise): a float64
+        accumulation of a float32 array casts it chunk by chunk and took 11% of an SVI epoch
+        on QNLI, NumPy's float32 reduction 3x the time of the BLAS product."""
         D = self.dims
-        z, e, w, ns, th, gm = self._z, self._e, self._w, self.nsigns, self._th, self._gm
+        z, e, w, ns, th, gm, ones = self._z, self._e, self._w, self.nsigns, self._th, self._gm, self._ones
         th[:, :D] = theta
         gm[:, :D] = gam
         gm[:, D] = b
         np.matmul(th, gm.T, out=z)
         z *= ns                                   # -t, t = signs * logit
         np.abs(z, out=e)                          # |t|
-        # sum max(-t, 0) = (sum(-t) + sum|t|) / 2. The sums are float32 BLAS products with a
-        # ones vector (float32 accumulation, as torch's sum; relative error ~1e-6, far below the
-        # one-sample ELBO's noise): a float64 accumulation of a float32 array casts it chunk by
-        # chunk and took 11% of an SVI epoch on QNLI, NumPy's float32 reduction 3x the time of sgemv
-        ones = self._ones
-        nll = 0.5 * float((z @ ones).sum() + (e @ ones).sum())
-        np.minimum(z, 0.0, out=w)                 # min(-t, 0)
-        np.exp(w, out=w)                          # exp(min(-t, 0)): e where t >= 0, 1 where t < 0
+        nll = 0.5 * float((z @ ones).sum() + (e @ ones).sum())      # sum max(-t, 0)
         np.negative(e, out=e)
-        np.exp(e, out=e)                          # e = exp(-|t|)
-        np.log1p(e, out=z)
-        nll += float((z @ ones).sum()) - self.const   # sum softplus(-t) = log1p(e) + max(-t, 0)
-        np.add(e, 1.0, out=z)
-        np.divide(w, z, out=z)                    # sigmoid(-t) = exp(min(-t, 0)) / (1 + e)
-        z *= ns                                   # R = P - Y = -signs * sigmoid(-t)
+        np.exp(e, out=e)                          # exp(-|t|)
+        np.log1p(e, out=w)
+        nll += float((w @ ones).sum()) - self.const   # sum softplus(-t) = log1p(exp(-|t|)) + max(-t, 0)
+        z *= 0.5
+        np.tanh(z, out=z)
+        z += 1.0                                  # 2 sigmoid(-t)
+        z *= ns                                   # 2R, R = P - Y = -signs * sigmoid(-t)
         g_th = (z @ gm)[:, :D].astype(self.grad_dtype)
         g_gm = (z.T @ th).astype(self.grad_dtype)
+        g_th *= 0.5
+        g_gm *= 0.5
         return nll, g_th, g_gm[:, :D], g_gm[:, D].copy()
 
 
