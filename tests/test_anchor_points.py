@@ -364,3 +364,17 @@ def test_select_anchors_equals_straightforward_reference(absolute, n, seed):
                                np.bincount(np.argmax(corr[anchors], axis=0), minlength=len(anchors)) / scores.shape[1],
                                rtol=0, atol=1e-15)
     A._DISSIMILARITY_CACHE.clear()
+
+
+def test_kmedoids_import_does_not_load_scikit_learn():
+    """Anchor-Points jobs call only kmedoids.fasterpam; the package's optional scikit-learn
+    import (~0.6 s a job) is skipped, and scikit-learn still imports normally afterwards."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from benchcast.anchors import select_anchors; "
+            "sel = select_anchors(np.random.default_rng(0).random((20, 30)).round(), 4, np.random.default_rng(1)); "
+            "assert 'sklearn' not in sys.modules and len(sel.anchors) >= 1; "
+            "import sklearn.cluster; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "ok"

@@ -156,11 +156,33 @@ def kmedoids_anchors(dissimilarity: np.ndarray, n: int, rng: np.random.Generator
             # processing order, despite kmedoids' "seed will be ignored" warning)
             medoids = np.arange(int(n), dtype=np.uintp)
             warnings.filterwarnings("ignore", message="Seed will be ignored")
-        import kmedoids  # here, not at the top: it imports scikit-learn (~1 s) for every workflow job
-
+        kmedoids = _import_kmedoids()
         res = kmedoids.fasterpam(dissimilarity, medoids, max_iter=int(max_iter), init=init,
                                  random_state=seed, n_cpu=int(n_cpu))
     return dedupe_medoids(res.medoids)
+
+
+def _import_kmedoids():
+    """The ``kmedoids`` package without the scikit-learn import it makes for its estimator class.
+
+    kmedoids imports ``sklearn.base`` at import time only to derive its ``KMedoids`` estimator
+    (falling back to ``object`` when scikit-learn is missing); we call only its ``fasterpam``
+    function, and the import cost every Anchor-Points job ~0.6 s. So when scikit-learn is not
+    loaded yet it is hidden during that one import (``sys.modules[name] = None`` makes the
+    import fail) and restored right after; later imports of scikit-learn are unaffected.
+    """
+    import sys
+
+    if "kmedoids" in sys.modules or "sklearn" in sys.modules:
+        import kmedoids
+
+        return kmedoids
+    sys.modules["sklearn"] = None
+    try:
+        import kmedoids
+    finally:
+        del sys.modules["sklearn"]
+    return kmedoids
 
 
 def assign_to_anchors(anchor_similarity: np.ndarray) -> np.ndarray:
