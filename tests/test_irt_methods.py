@@ -1,13 +1,17 @@
 """P-IRT and GP-IRT (eqs. 12-13): lambda limits, budget, prefit reuse, storage round trip."""
 
+import dataclasses
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from benchcast.errors import BudgetExceeded, DataError
 from benchcast.harness import run_job
 from benchcast.methods import make_method
 from benchcast.methods.irt_methods import (
-    GPIRT, IRTTrialFit, fit_irt_trials, fit_trial_irt, fits_to_frames, frames_to_fits, gp_irt_lambda, irt_anchors,
+    GPIRT, IRTTrialFit, anchors_to_frame, fit_irt_trials, fit_trial_irt, fits_to_frames, frames_to_fits, gp_irt_lambda,
+    irt_anchors, trial_anchors,
 )
 from benchcast.oracle import Oracle
 
@@ -121,6 +125,26 @@ def test_self_fit_equals_prefit(data):
     again = run_job(matrix, splits, "gp_irt", {"irt": {"dims": 2}}, 15, 0, prefit=back).estimates
     np.testing.assert_array_equal(again.estimate, with_prefit.estimate)
     assert seeding.stream_id("irt_anchors") == seeding.stream_id(GPIRT.rng_stream)
+    # the IRT job's precomputed anchors (every budget, once for P-IRT and GP-IRT) are the ones
+    # the methods draw themselves, and survive the Parquet round trip
+    for t, f in fits.items():
+        f.anchors, f.anchor_seconds = trial_anchors(f, [10, 15], 0, t)
+        assert set(f.anchors) == set(f.anchor_seconds) == {10, 15} and min(f.anchor_seconds.values()) >= 0
+    back = frames_to_fits(*fits_to_frames(fits), anchors_to_frame(fits))
+    for method in ("gp_irt", "p_irt"):
+        plain = run_job(matrix, splits, method, {"irt": {"dims": 2}}, 15, 0, prefit=frames_to_fits(*fits_to_frames(fits)))
+        shared = run_job(matrix, splits, method, {"irt": {"dims": 2}}, 15, 0, prefit=back)
+        pd.testing.assert_frame_equal(shared.estimates, plain.estimates)
+    for t in fits:
+        a, w = back[t].anchors[15]
+        m = make_method("p_irt", {"irt": {"dims": 2}}).fit(data[splits_by_trial(splits, matrix)[t][0]], 15,
+                                                              seeding.rng(0, t, "irt_anchors"), prefit=fits[t])
+        np.testing.assert_array_equal(a, m.anchors_)
+        np.testing.assert_array_equal(w, m.weights_)
+    no_anchors = dataclasses.replace(back[0], anchors=None)
+    m = make_method("p_irt", {"irt": {"dims": 2}}).fit(data[splits_by_trial(splits, matrix)[0][0]], 15,
+                                                          seeding.rng(0, 0, "irt_anchors"), prefit=no_anchors)
+    np.testing.assert_array_equal(m.anchors_, back[0].anchors[15][0])
 
 
 def test_non_binary_scores_are_refused(data):

@@ -44,6 +44,7 @@ def mtm_run_inputs(w):
     if mtm_needs_irt(w.method):  # P-IRT / GP-IRT reuse the trial's IRT fit across budgets
         base = MTM_IRT.format(dataset=w.dataset, split=w.split)
         inputs.update(irt_items=f"{base}/items.parquet", irt_trials=f"{base}/trials.parquet",
+                      irt_anchors=f"{base}/anchors.parquet",
                       irt_timing=MTM_IRT_TIMING.format(dataset=w.dataset, split=w.split))
     if mtm_needs_lasso_path(w.method):  # Lasso: one regularisation path per trial serves every budget
         base = MTM_LASSO.format(dataset=w.dataset, split=w.split, method=w.method)
@@ -137,9 +138,11 @@ rule mtm_irt:
     output:
         item_params=f"{MTM_IRT}/items.parquet",
         trials=f"{MTM_IRT}/trials.parquet",
+        anchors=f"{MTM_IRT}/anchors.parquet",
         timing=MTM_IRT_TIMING,
     params:
         seed=config["seed"],
+        budgets=MTM["budgets"],   # the k-means anchors of every budget, shared by P-IRT and GP-IRT
         irt=lambda w: mtm_irt_fit_params(w.split),
         share_identical_sources=lambda w: bool(mtm_irt_settings(w.split).get("share_identical_sources", True)),
         # GP-IRT's lambda needs a second, held-out fit; skip it when only P-IRT is configured

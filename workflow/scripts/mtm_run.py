@@ -17,9 +17,12 @@ prefit = None
 if "irt_items" in snakemake.input.keys():  # P-IRT / GP-IRT: the trial's IRT fit, made once by mtm_irt
     from benchcast.methods.irt_methods import frames_to_fits
 
-    prefit = frames_to_fits(pd.read_parquet(snakemake.input.irt_items), pd.read_parquet(snakemake.input.irt_trials))
+    prefit = frames_to_fits(pd.read_parquet(snakemake.input.irt_items), pd.read_parquet(snakemake.input.irt_trials),
+                            pd.read_parquet(snakemake.input.irt_anchors))
     irt_timing = pd.read_parquet(snakemake.input.irt_timing).set_index("trial")
-    prefit_seconds = irt_timing.fit_seconds + (irt_timing.bias_seconds if method == "gp_irt" else 0.0)
+    # training time: the IRT fit (+ GP-IRT's bias refit) and this budget's k-means anchors
+    kmeans = irt_timing.get(f"anchor_seconds_n{w.n}", 0.0)
+    prefit_seconds = irt_timing.fit_seconds + (irt_timing.bias_seconds if method == "gp_irt" else 0.0) + kmeans
 if "lasso_fits" in snakemake.input.keys():  # Lasso: the trial's path selections, made once by mtm_lasso
     from benchcast.methods.lasso import frames_to_selections
 

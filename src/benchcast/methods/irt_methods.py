@@ -68,6 +68,10 @@ class IRTTrialFit:
     fit_seconds: float = 0.0   # the full source fit (P-IRT's training cost)
     bias_seconds: float = 0.0  # the held-out refit for b (GP-IRT's extra training cost)
     shared_from: int | None = None  # the trial whose fit this is (fit_irt_trials shares identical source sets)
+    #: k-means anchors and weights by budget (:func:`trial_anchors`), made once by the IRT job for
+    #: both P-IRT and GP-IRT (same seed stream, so the same anchors); ``None``: made at fit
+    anchors: dict[int, tuple[np.ndarray, np.ndarray]] | None = None
+    anchor_seconds: dict[int, float] | None = None   # their k-means seconds (training time, Table 2)
 
     @property
     def dims(self) -> int:
@@ -181,6 +185,22 @@ def irt_anchors(disc: np.ndarray, diff: np.ndarray, budget: int, rng: np.random.
     return anchors, weights
 
 
+def trial_anchors(fit: IRTTrialFit, budgets, base_seed: int, trial: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """:func:`irt_anchors` of one trial's fit for every budget, each from a fresh generator of
+    the ``irt_anchors`` stream -- the generator P-IRT's and GP-IRT's ``fit`` receive in that
+    trial (:func:`benchcast.harness.run_job`), so the anchors are the ones they would draw.
+    Returns ``({budget: (anchors, weights)}, {budget: seconds})`` (``seconds``: the k-means
+    time, part of these methods' training time in Table 2)."""
+    from benchcast import seeding
+
+    out, seconds = {}, {}
+    for n in budgets:
+        t0 = time.perf_counter()
+        out[int(n)] = irt_anchors(fit.disc, fit.diff, int(n), seeding.rng(base_seed, trial, _IRTMethod.rng_stream))
+        seconds[int(n)] = time.perf_counter() - t0
+    return out, seconds
+
+
 class _IRTMethod(Method):
     rng_stream = "irt_anchors"
     needs_prefit = "irt"
@@ -201,7 +221,10 @@ class _IRTMethod(Method):
             raise ValueError(f"IRT fit has {prefit.disc.shape[0]} items, source has {source.shape[1]}")
         self.fit_ = prefit
         self.n_items_, self.budget_ = source.shape[1], budget
-        self.anchors_, self.weights_ = irt_anchors(prefit.disc, prefit.diff, budget, rng)
+        if prefit.anchors is not None and budget in prefit.anchors:
+            self.anchors_, self.weights_ = prefit.anchors[budget]
+        else:
+            self.anchors_, self.weights_ = irt_anchors(prefit.disc, prefit.diff, budget, rng)
         self.unseen_ = np.setdiff1d(np.arange(self.n_items_), self.anchors_)
         return self
 
@@ -271,7 +294,25 @@ def fits_to_frames(fits: dict[int, IRTTrialFit]) -> tuple[pd.DataFrame, pd.DataF
             pd.DataFrame(trials, columns=["trial", "bias", "mean_variance", "dims"]).astype({"trial": np.int32}))
 
 
-def frames_to_fits(items: pd.DataFrame, trials: pd.DataFrame) -> dict[int, IRTTrialFit]:
+def anchors_to_frame(fits: dict[int, IRTTrialFit]) -> pd.DataFrame:
+    """The fits' precomputed anchors as a table: trial, budget, position, item_idx, weight
+    (no timings: this is a deterministic output; the seconds go to the IRT timing table)."""
+    rows = [pd.DataFrame({"trial": np.int32(t), "budget": np.int32(n), "position": np.arange(len(a), dtype=np.int32),
+                          "item_idx": np.asarray(a, dtype=np.int32), "weight": np.asarray(w, dtype=np.float64)})
+            for t, f in sorted(fits.items()) for n, (a, w) in sorted((f.anchors or {}).items())]
+    if not rows:
+        return pd.DataFrame({"trial": np.int32([]), "budget": np.int32([]), "position": np.int32([]),
+                             "item_idx": np.int32([]), "weight": np.float64([])})
+    return pd.concat(rows, ignore_index=True)
+
+
+def frames_to_fits(items: pd.DataFrame, trials: pd.DataFrame, anchors: pd.DataFrame | None = None) -> dict[int, IRTTrialFit]:
+    """Inverse of :func:`fits_to_frames` (and of :func:`anchors_to_frame` when ``anchors`` is given)."""
+    by_trial = {}
+    if anchors is not None:
+        for (t, n), g in anchors.groupby(["trial", "budget"], sort=False):
+            g = g.sort_values("position")
+            by_trial.setdefault(int(t), {})[int(n)] = (g["item_idx"].to_numpy(np.int64), g["weight"].to_numpy(np.float64))
     disc_cols = sorted((c for c in items.columns if c.startswith("disc_")), key=lambda c: int(c[5:]))
     out = {}
     for (t, g), (_, row) in zip(items.groupby("trial", sort=True), trials.sort_values("trial").iterrows()):
@@ -280,5 +321,6 @@ def frames_to_fits(items: pd.DataFrame, trials: pd.DataFrame) -> dict[int, IRTTr
                             "delete results/irt and rerun")
         g = g.sort_values("item_idx")
         out[int(t)] = IRTTrialFit(disc=g[disc_cols].to_numpy(np.float64), diff=g["diff"].to_numpy(np.float64),
-                                  bias=float(row.bias), mean_variance=float(row.mean_variance))
+                                  bias=float(row.bias), mean_variance=float(row.mean_variance),
+                                  anchors=by_trial.get(int(t)) if anchors is not None else None)
     return out
