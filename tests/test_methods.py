@@ -548,8 +548,9 @@ def test_ridge_validation_gaps_per_alpha_bound_ridgecv(m_train, p, binary):
 
 @pytest.mark.parametrize("binary", [True, False])
 def test_certified_float32_gaps_are_tight_lower_bounds(binary):
-    """The float32 factorisation with one refinement step lowers each fixed-alpha gap by its
-    certified error: never above the exact float64 gap, and within 1e-6 of it."""
+    """The float32 factorisation lowers each fixed-alpha gap by its certified error: never above
+    the exact float64 gap, and within 1% of it (real leaderboards: the bounds of the best
+    candidates spread ~20%, so the slack adds no leave-one-out fits)."""
     m_train, p = 200, FLOAT32_MIN_COLUMNS + 10
     rng = np.random.default_rng(11)
     A = rng.random((m_train + 30, 260))
@@ -562,7 +563,7 @@ def test_certified_float32_gaps_are_tight_lower_bounds(binary):
     bound = ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=4,
                                             certified_float32=True)
     assert (bound <= exact + 1e-13).all()
-    np.testing.assert_allclose(bound, exact, rtol=1e-6)
+    np.testing.assert_allclose(bound, exact, rtol=1e-2)
     assert (bound < exact).any()                                     # the float32 path actually ran
     ref = Ridge(alpha=DEFAULT_ALPHAS[0]).fit(S[:, cands[0]], y)
     assert exact[0, 0] == pytest.approx(np.abs(ref.predict(V[:, cands[0]]) - yv).mean(), rel=1e-9)
