@@ -166,6 +166,17 @@ def test_changing_one_method_param_reruns_only_that_method(finished_run, tmp_pat
     assert len(runs) == 5  # 2 datasets x 2 splits at n=10, plus Figure 5's AIPW (n=50) job
 
 
+def dry_run_after_config_change(finished_run: Path, work: Path, edit) -> str:
+    """Copy a finished run, apply ``edit`` to its ``misses_the_mark`` config section, and return
+    the dry run's output (the jobs the change reruns)."""
+    shutil.copytree(finished_run, work, symlinks=True)
+    cfg_path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    edit(cfg["misses_the_mark"])
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    return snakemake(work, "-n", "--cores", "1").stdout
+
+
 def test_lasso_path_is_shared_across_budgets(finished_run, tmp_path):
     """One mtm_lasso job per (dataset, split) feeds every budget's Lasso run; its seconds are
     the runs' training time (Table 2); a budget added to the config reruns the path job."""
@@ -173,13 +184,8 @@ def test_lasso_path_is_shared_across_budgets(finished_run, tmp_path):
     assert len(logs) == 4
     timing = pd.read_parquet(finished_run / "results/timing/misses_the_mark/toy_a/interpolation/lasso/n=10.parquet")
     assert (timing["prefit_seconds"] > 0).all()
-    work = tmp_path / "wf_lasso"
-    shutil.copytree(finished_run, work, symlinks=True)
-    cfg_path = work / "config" / "config.yaml"
-    cfg = yaml.safe_load(cfg_path.read_text())
-    cfg["misses_the_mark"]["budgets"] = [10, 12]
-    cfg_path.write_text(yaml.safe_dump(cfg))
-    out = snakemake(work, "-n", "--cores", "1").stdout
+    out = dry_run_after_config_change(finished_run, tmp_path / "wf_lasso",
+                                      lambda mtm: mtm.update(budgets=[10, 12]))
     assert out.count("rule mtm_lasso:") == 4
 
 
@@ -190,13 +196,8 @@ def test_irt_fit_is_shared_and_reruns_only_irt_methods(finished_run, tmp_path):
     timing = pd.read_parquet(finished_run / "results/timing/misses_the_mark/toy_a/interpolation/gp_irt/n=10.parquet")
     assert (timing["prefit_seconds"] > 0).all()
     # ... and changing the IRT settings reruns exactly those jobs and the IRT methods
-    work = tmp_path / "wf_irt"
-    shutil.copytree(finished_run, work, symlinks=True)
-    cfg_path = work / "config" / "config.yaml"
-    cfg = yaml.safe_load(cfg_path.read_text())
-    cfg["misses_the_mark"]["irt"]["dims"] = 3
-    cfg_path.write_text(yaml.safe_dump(cfg))
-    out = snakemake(work, "-n", "--cores", "1").stdout
+    out = dry_run_after_config_change(finished_run, tmp_path / "wf_irt",
+                                      lambda mtm: mtm["irt"].update(dims=3))
     jobs = [line.strip() for line in out.splitlines() if line.strip().startswith("wildcards:")]
     assert sum("method=" not in j for j in jobs) == 4, jobs   # the 4 mtm_irt jobs
     assert {j.split("method=")[1].split(",")[0] for j in jobs if "method=" in j} == {"p_irt", "gp_irt"}

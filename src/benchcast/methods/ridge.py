@@ -327,7 +327,7 @@ def ridge_validation_gaps_per_alpha(train_X: np.ndarray, train_y: np.ndarray, va
             Xv = val_X[:, cand]                          # (n_val, B, p)
             xm = products.x_mean[cand]                   # (B, p)
             gram32 = gram.astype(np.float32) if certified_float32 and p >= FLOAT32_MIN_COLUMNS else None
-            if certified_float32:
+            if gram32 is not None:
                 val_norm = np.sqrt(((Xv - xm[None]) ** 2).sum(axis=2)).mean(axis=0)   # mean_v ||x_v - x̄||, (B,)
         for k, a in enumerate(alphas):
             if dual:
@@ -338,6 +338,6 @@ def ridge_validation_gaps_per_alpha(train_X: np.ndarray, train_y: np.ndarray, va
                 coef, err = _solve_regularized(gram, rhs, a, gram32)
                 intercept = y_mean - np.einsum("bp,bp->b", xm, coef)
                 pred = np.einsum("vbp,bp->bv", Xv, coef) + intercept[:, None]
-                slack = val_norm * err if certified_float32 else 0.0
+                slack = val_norm * err if gram32 is not None else 0.0
             gaps[start:start + B, k] = np.abs(pred - val_y[None, :]).mean(axis=1) - slack
     return gaps
