@@ -41,8 +41,8 @@ def main(root: str = "benchmarks/misses_the_mark/run", config: str | None = None
         mtm = yaml.safe_load(open(config))["misses_the_mark"]
         labels = {m.get("label", m["name"]) for m in mtm["methods"]}
         config_datasets = set(mtm["datasets"])
-        keep = {(d, s, m.get("label", m["name"]), int(n)) for d in mtm["datasets"] for s in mtm["splits"]
-                for m in mtm["methods"] for n in mtm["budgets"]}
+        keep = {(d, s, label, int(n)) for d in mtm["datasets"] for s in mtm["splits"]
+                for label in labels for n in mtm["budgets"]}
     rows = []
     for f in sorted(run_root.rglob("n=*.tsv")):
         dataset, split, method = f.parts[-4], f.parts[-3], f.parts[-2]

@@ -185,7 +185,8 @@ def irt_anchors(disc: np.ndarray, diff: np.ndarray, budget: int, rng: np.random.
     return anchors, weights
 
 
-def trial_anchors(fit: IRTTrialFit, budgets, base_seed: int, trial: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def trial_anchors(fit: IRTTrialFit, budgets, base_seed: int,
+                  trial: int) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], dict[int, float]]:
     """:func:`irt_anchors` of one trial's fit for every budget, each from a fresh generator of
     the ``irt_anchors`` stream -- the generator P-IRT's and GP-IRT's ``fit`` receive in that
     trial (:func:`benchcast.harness.run_job`), so the anchors are the ones they would draw.
@@ -322,5 +323,5 @@ def frames_to_fits(items: pd.DataFrame, trials: pd.DataFrame, anchors: pd.DataFr
         g = g.sort_values("item_idx")
         out[int(t)] = IRTTrialFit(disc=g[disc_cols].to_numpy(np.float64), diff=g["diff"].to_numpy(np.float64),
                                   bias=float(row.bias), mean_variance=float(row.mean_variance),
-                                  anchors=by_trial.get(int(t)) if anchors is not None else None)
+                                  anchors=by_trial.get(int(t)))   # None without an anchors table
     return out
