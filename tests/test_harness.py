@@ -266,3 +266,51 @@ def test_single_threaded_reaches_blas_libraries_loaded_later():
     libs = eval(out)
     assert len(libs) >= 2, libs                      # NumPy's BLAS and SciPy's, loaded later
     assert all(n == 1 for _, n in libs), libs
+
+
+def test_job_failures_reach_the_log_and_the_console_as_one_line(tmp_path):
+    """A benchcast error in a workflow script: one line (file, field, fix) in the rule's log and on
+    stderr, no traceback; any other error: its traceback in both."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = tmp_path / "job.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        from types import SimpleNamespace
+        from benchcast.errors import DataError
+        from benchcast.workflow_support import job_logger
+        log = job_logger(SimpleNamespace(log=[sys.argv[1]], rule="ingest_x"))
+        log("started")
+        if sys.argv[2] == "data":
+            raise DataError("raw/x.jbl", "sha256", "checksum mismatch", "restore the file")
+        raise KeyError("boom")
+    '''))
+    for kind in ("data", "bug"):
+        log = tmp_path / f"{kind}.log"
+        proc = subprocess.run([sys.executable, str(script), str(log), kind], capture_output=True, text=True, check=False)
+        assert proc.returncode == 1
+        text = log.read_text()
+        if kind == "data":
+            line = "ERROR in rule ingest_x: raw/x.jbl: field 'sha256': checksum mismatch. Fix: restore the file"
+            assert line in text and proc.stderr.strip() == f"{line} (log: {log})"
+        else:
+            assert "Traceback" in text and "KeyError: 'boom'" in text and "KeyError: 'boom'" in proc.stderr
+
+
+def test_snakemake_rate_limit_timers_become_daemons():
+    """The profile's 60 s re-poll timer must not hold Snakemake's exit (idle tail)."""
+    import threading
+
+    from snakemake.scheduling.job_scheduler import JobScheduler
+
+    from benchcast.workflow_support import exit_without_idle_tail
+
+    assert exit_without_idle_tail()
+    fake = type("FakeScheduler", (), {"_open_jobs": threading.Semaphore(0)})()
+    before = set(threading.enumerate())
+    JobScheduler._schedule_reevalutation(fake, 3600)
+    (timer,) = set(threading.enumerate()) - before
+    assert timer.daemon
+    timer.cancel()

@@ -14,15 +14,26 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # run from a clone with
 from benchcast.data.catalog import load_catalog  # noqa: E402
 from benchcast.data.item_level import iter_item_datasets  # noqa: E402
 from benchcast.methods import REGISTRY  # noqa: E402
+from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_file  # noqa: E402
 from benchcast.errors import ConfigError  # noqa: E402
+from benchcast.workflow_support import exit_without_idle_tail  # noqa: E402
+
+exit_without_idle_tail()
 
 CATALOG = load_catalog(config["catalog"])
 RAW_DIR = config["raw_dir"]
+check_raw_dir(RAW_DIR)
+URL_TEMPLATE = config.get("url_template") or CATALOG.url_template
+DOWNLOAD_SOURCES, DOWNLOAD_PATHS = download_targets(CATALOG)
 MTM = config["misses_the_mark"]
 
 # Fail at parse time, with the fix, rather than deep inside a job (for the studies `all` builds).
 if "misses_the_mark" in config["studies"]:
     iter_item_datasets(MTM["datasets"], CATALOG)
+# Every dataset the selected studies read (rule `data` ingests them, downloading first in download mode).
+STUDY_DATASETS = list(MTM["datasets"]) if "misses_the_mark" in config["studies"] else []
+if "benchpress" in config["studies"]:
+    STUDY_DATASETS.append(config["benchpress"]["dataset"])
 MTM_METHODS = [m.get("label", m["name"]) for m in MTM["methods"]]  # the {method} wildcard
 MTM_METHOD_NAME = {m.get("label", m["name"]): m["name"] for m in MTM["methods"]}
 MTM_METHOD_PARAMS = {m.get("label", m["name"]): dict(m.get("params", {})) for m in MTM["methods"]}
@@ -50,8 +61,15 @@ def catalog_entry(name):
     return dataclasses.asdict(CATALOG[name])
 
 
+def ingested(dataset):
+    """The file that stands for a dataset's ingest (its main table)."""
+    table = "scores" if CATALOG[dataset].kind == "aggregate" else "responses"
+    return f"results/data/{dataset}/{table}.parquet"
+
+
 def raw_inputs(wildcards):
     """Every file of the dataset, by role: raw files under raw_dir, `source: repo` files (e.g. the
-    BenchPress benchmark inventory) under the workflow's repository, so editing them reruns the ingest."""
+    BenchPress benchmark inventory) under the workflow's repository, so editing them reruns the ingest.
+    A file missing from a mirror stops the run before any job, naming the file and raw_dir."""
     spec = CATALOG[wildcards.dataset]
-    return {role: str(spec.local_path(RAW_DIR, role, repo_dir=workflow.basedir)) for role in spec.files}
+    return {role: str(mirror_file(spec, role, RAW_DIR, repo_dir=workflow.basedir)) for role in spec.files}

@@ -1,21 +1,31 @@
 # Raw files -> validated Parquet tables.
 
 
+rule data:
+    """Ingest every dataset the selected studies use (downloading its files first in download mode)."""
+    input:
+        [ingested(d) for d in STUDY_DATASETS],
+
+
 rule download_raw:
-    """Fetch one raw file from its public URL into resources/raw and verify its sha256.
+    """Fetch one raw file from url_template into resources/raw and verify its sha256.
 
     Used only when raw_dir is resources/raw; a mirror such as ../shared/raw needs no download.
+    The wildcards take only the catalog's sources and paths, so a file in a subfolder
+    (data/scores/x.jbl) is matched as source + path, never with the subfolder in the source.
     """
     output:
         "resources/raw/{source}/{path}",
     params:
         catalog=config["catalog"],
+        url_template=lambda w: URL_TEMPLATE,  # a function: its {fields} are not wildcards
     log:
         "logs/download/{source}/{path}.log",
     benchmark:
         "benchmarks/download/{source}/{path}.tsv"
     wildcard_constraints:
-        path=".+",
+        source=names_regex(DOWNLOAD_SOURCES),
+        path=names_regex(DOWNLOAD_PATHS),
     script:
         "../scripts/download_raw.py"
 

@@ -1,6 +1,8 @@
 # "How benchmark prediction from fewer data misses the mark": splits, one job per
 # (dataset, split, method, n) looping over trials, then metrics, figures and tables.
 
+from benchcast.studies.misses_the_mark import check_budgets  # noqa: E402
+
 MTM_RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
 MTM_TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
 MTM_TABLES = "results/tables/misses_the_mark"
@@ -91,6 +93,12 @@ def mtm_figure5_dataset():
         return ds
     # "largest available dataset": most items, then most models (catalog expectations)
     return max(MTM["datasets"], key=lambda d: (CATALOG[d].n_items or 0, CATALOG[d].n_models or 0, d))
+
+
+check_budgets({"misses_the_mark.budgets": MTM["budgets"]}, iter_item_datasets(MTM["datasets"], CATALOG))
+check_budgets({"misses_the_mark.figure5.aipw_n / random_sampling_n": [MTM["figure5"]["aipw_n"],
+                                                                     MTM["figure5"]["random_sampling_n"]]},
+              [CATALOG[mtm_figure5_dataset()]])
 
 
 def mtm_final_outputs():

@@ -5,4 +5,4 @@ from benchcast.workflow_support import job_logger
 log = job_logger(snakemake)
 catalog = load_catalog(snakemake.params.catalog)
 spec, role = find_file(catalog, snakemake.wildcards.source, snakemake.wildcards.path)
-download(spec.url(role, catalog.url_template), snakemake.output[0], spec.files[role].sha256, log=log)
+download(spec.url(role, snakemake.params.url_template), snakemake.output[0], spec.files[role].sha256, log=log)

@@ -3,10 +3,12 @@ from pathlib import Path
 from benchcast.data.aggregate import write_aggregate
 from benchcast.data.aggregate_ingest import read_aggregate
 from benchcast.data.catalog import load_catalog
+from benchcast.data.raw_files import verify_checksums
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
 spec = load_catalog(snakemake.params.catalog)[snakemake.wildcards.dataset]
+verify_checksums(spec, snakemake.config["raw_dir"], log=log)
 # source: repo files (the benchmark inventory) live in the workflow's repository: workflow/scripts/../..
 tables = read_aggregate(spec, snakemake.config["raw_dir"], repo_dir=Path(snakemake.scriptdir).resolve().parents[1])
 write_aggregate(tables, Path(snakemake.output.models).parent)

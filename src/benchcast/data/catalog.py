@@ -17,6 +17,10 @@ DEFAULT_CATALOG = REPO_ROOT / "config" / "catalog.yaml"
 #: of a raw file at ``<raw_dir>/<source>/<path>``. It is versioned with the code,
 #: so it has no URL, commit or checksum.
 REPO_SOURCE = "repo"
+#: Where every raw file is public: the source repository at its pinned commit. The workflow's
+#: ``url_template`` config key may point downloads at another server; ``{source}`` (the
+#: catalog's source name, the mirror's top folder) is also available there.
+PUBLIC_URL_TEMPLATE = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,7 @@ class DatasetSpec:
         if f.in_repo:
             raise ConfigError(f"dataset '{self.name}' file '{role}' ({f.path}) is kept in this repository "
                               "(source: repo) and has no download URL")
-        return template.format(repository=f.repository, commit=f.commit, path=f.path)
+        return template.format(repository=f.repository, commit=f.commit, path=f.path, source=f.source)
 
 
 @dataclass(frozen=True)

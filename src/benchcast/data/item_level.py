@@ -24,7 +24,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from benchcast.data.catalog import DatasetSpec
+from benchcast.data.catalog import PUBLIC_URL_TEMPLATE, DatasetSpec
 from benchcast.data.io import write_parquet_atomic  # noqa: F401  (re-exported for scripts)
 from benchcast.data.safe_pickle import safe_load
 from benchcast.errors import DataError
@@ -89,7 +89,7 @@ def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> tuple[np.nda
         if not p.exists():
             raise DataError(p, f"files.{role}", "file not found",
                             f"set raw_dir to a mirror that has it, or run the download rule for '{spec.name}' "
-                            f"(URL: {spec.url(role, 'https://raw.githubusercontent.com/{repository}/{commit}/{path}')})")
+                            f"(URL: {spec.url(role, PUBLIC_URL_TEMPLATE)})")
         paths.append(str(p))
         return p
 
@@ -257,6 +257,12 @@ def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path]) ->
 def load_response_matrix(data_dir: str | Path, dataset: str | None = None, include_excluded: bool = False) -> ResponseMatrix:
     """Read the three tables of one dataset back into a dense :class:`ResponseMatrix`."""
     data_dir = Path(data_dir)
+    for name in ("models", "items", "responses"):
+        if not (data_dir / f"{name}.parquet").exists():
+            raise DataError(data_dir / f"{name}.parquet", "(file)",
+                            "not built yet (the workflow writes it when it ingests this dataset)",
+                            f"build it with: snakemake --cores all {data_dir.as_posix()}/responses.parquet "
+                            "(any item_binary dataset of config/catalog.yaml whose files raw_dir has)")
     models = pd.read_parquet(data_dir / "models.parquet")
     items = pd.read_parquet(data_dir / "items.parquet")
     resp = pd.read_parquet(data_dir / "responses.parquet")

@@ -203,3 +203,22 @@ def paper_vs_ours(cells: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 def within_tolerance(ours: pd.Series, paper: pd.Series, abs_tol: float, rel_tol: float) -> pd.Series:
     """|ours - paper| <= max(abs_tol, rel_tol * paper), the issue's acceptance rule."""
     return (ours - paper).abs() <= np.maximum(abs_tol, rel_tol * paper.abs())
+
+
+def check_budgets(budgets: dict[str, list[int]], specs) -> None:
+    """Refuse, before any job runs, a budget larger than a dataset's items (catalog ``n_items``).
+
+    ``budgets`` maps a config key (``misses_the_mark.budgets``) to its budgets; ``specs`` are the
+    catalog entries of the datasets it applies to. Entries without ``n_items`` are checked by the
+    run job itself (the ``Oracle`` refuses a budget past the items it has).
+    """
+    from benchcast.errors import ConfigError
+
+    for key, values in budgets.items():
+        for spec in specs:
+            too_big = sorted(n for n in values if spec.n_items is not None and n > spec.n_items)
+            if too_big:
+                raise ConfigError(
+                    f"config {key}: budget {too_big[-1]} is more than the {spec.n_items} items of dataset "
+                    f"'{spec.name}' (catalog n_items). Fix: use budgets of at most {spec.n_items} in {key}, "
+                    f"or leave '{spec.name}' out of misses_the_mark.datasets")
