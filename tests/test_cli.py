@@ -37,6 +37,11 @@ def toy(tmp_path_factory):
         features=names, architecture=[], layers=[{"weight": [[0.0]] * len(names), "bias": [float(np.log1p(2.0))]}],
         scaler_mean=[0.0] * len(names), scaler_scale=[1.0] * len(names), conformal_scale=3.0, level=0.9,
         trust_threshold=10.0, trust_risk=[1.0, 3.0], trust_probability=[0.9, 0.5])
+    rel.to_json(root / "rel_folds.json")
+    # the same network calibrated for new models: k = 3 known scores, then k = 5 (narrower)
+    rel.calibration, rel.trust_scale = "new_model", "percent_of_scale"
+    rel.by_k = {"3": {"conformal_scale": 3.0, "trust_risk": [1.0, 3.0], "trust_probability": [0.9, 0.5], "cells": 100},
+                "5": {"conformal_scale": 2.0, "trust_risk": [1.0, 3.0], "trust_probability": [0.95, 0.6], "cells": 100}}
     rel.to_json(root / "rel.json")
     return root
 
@@ -60,9 +65,14 @@ def test_complete_writes_every_benchmark_with_intervals(toy, tmp_path, capsys):
     width = pred.upper - pred.lower
     assert np.allclose(width[pred.benchmark_id == "bench_7"], 12.0)
     assert (width <= 12.0 + 1e-9).all() and (pred.lower >= 0).all()
-    assert np.allclose(pred.trust_probability, 0.7)            # risk 2: halfway between (1, 0.9) and (3, 0.5)
+    # trust is scale-aware: risk 2 is 2 points on percentage benchmarks, halfway between (1, 0.9) and (3, 0.5)
+    pct = pred.benchmark_id != "bench_7"
+    assert np.allclose(pred.trust_probability[pct], 0.7) and (pred.calibrated_k == 3).all()
+    elo_range = np.ptp(pd.read_parquet(toy / "data" / "scores.parquet").query("benchmark_id == 'bench_7'").score)
+    assert np.allclose(pred.trust_probability[~pct], np.interp(2 * 100 / elo_range, [1, 3], [0.9, 0.5]))
     printed = capsys.readouterr().out
-    assert "predictions for 6 benchmarks" in printed and "only 2 known scores" in printed
+    assert "predictions for 6 benchmarks" in printed and "calibrated for new models with 3 known scores" in printed
+    assert "% of the observed range on others" in printed
     # the point predictions are the default predictor's on the matrix with the new row appended
     from benchcast.studies.benchpress import load_matrix
     M, _, _ = load_matrix(*(toy / "data" / f"{k}.parquet" for k in ("scores", "models", "benchmarks")))
@@ -89,6 +99,8 @@ def test_json_inputs_and_point_only_mode(toy, tmp_path):
     ("model,value\nbench_0,50\n", ".csv", "missing column"),
     ("benchmark_id,score\n", ".csv", "no scores given"),
     ('[{"id": "bench_0"}]', ".json", "'benchmark_id' and 'score'"),
+    ("benchmark_id,score\nbench_0,71,2\n", ".csv", "has 3 fields"),
+    ("benchmark_id,score\nbench_0,0.712\n", ".csv", "looks like a fraction"),
     ("{not json", ".json", "JSON"),
 ])
 def test_bad_input_gets_a_clear_error(toy, tmp_path, capsys, text, suffix, message):
@@ -101,7 +113,7 @@ def test_missing_reliability_model_and_matrix_say_how_to_build_them(toy, tmp_pat
     f = tmp_path / "k.csv"
     f.write_text("benchmark_id,score\nbench_0,50\n")
     assert main(["complete", str(f), "--data", str(toy / "data"), "--reliability", str(tmp_path / "none.json")]) == 2
-    assert "snakemake benchpress" in capsys.readouterr().err
+    assert "rule bp_deploy" in capsys.readouterr().err
     assert main(["complete", str(f), "--data", str(tmp_path / "nodata")]) == 2
     assert "ingested BenchPress matrix is missing" in capsys.readouterr().err
 
@@ -137,3 +149,61 @@ def test_complete_new_model_without_reliability_is_point_only():
     M[rng.random(M.shape) < 0.2] = np.nan
     out = complete_new_model(M, [f"b{j}" for j in range(5)], {"b0": 40.0}, None)
     assert out.known.sum() == 1 and out.score.notna().all() and out.lower.isna().all()
+
+
+def test_k_known_picks_the_calibration_and_bounds_stay_valid(toy, tmp_path, capsys):
+    """5 known scores use the k = 5 calibration (+-4 points); a huge interval stops at 0 on the
+    Elo column (all its scores are positive) and within [0, 100] on percentages."""
+    out = tmp_path / "pred.csv"
+    known = "benchmark_id,score\n" + "".join(f"bench_{j},{40 + j}\n" for j in range(5))
+    assert _run(toy, tmp_path, known, extra=("--out", str(out))) == 0
+    pred = pd.read_csv(out).query("not known")
+    assert (pred.calibrated_k == 5).all() and np.allclose((pred.upper - pred.lower)[pred.benchmark_id == "bench_7"], 8.0)
+    assert "optimistic" not in capsys.readouterr().out
+    rel = json.loads((toy / "rel.json").read_text())
+    rel["by_k"]["5"]["conformal_scale"] = 1e4
+    (tmp_path / "wide.json").write_text(json.dumps(rel))
+    f = tmp_path / "k.csv"
+    f.write_text(known)
+    assert main(["complete", str(f), "--data", str(toy / "data"), "--reliability", str(tmp_path / "wide.json"),
+                 "--out", str(out)]) == 0
+    wide = pd.read_csv(out).query("not known")
+    assert (wide.lower == 0).all() and (wide.upper[wide.benchmark_id != "bench_7"] == 100).all()
+
+
+def test_fold_calibrated_model_is_flagged_and_fractions_can_be_accepted(toy, tmp_path, capsys):
+    f = tmp_path / "k.csv"
+    f.write_text("benchmark_id,score\nbench_0,0.712\n")
+    assert main(["complete", str(f), "--data", str(toy / "data"), "--reliability", str(toy / "rel_folds.json"),
+                 "--accept-low-scores"]) == 0
+    assert "not on new models" in capsys.readouterr().out
+
+
+def test_top_must_be_positive_and_names_are_not_cut(toy, tmp_path, capsys):
+    f = tmp_path / "k.csv"
+    f.write_text("benchmark_id,score\nbench_0,50\n")
+    with pytest.raises(SystemExit):
+        main(["complete", str(f), "--data", str(toy / "data"), "--top", "-3"])
+    assert "expected a whole number >= 1" in capsys.readouterr().err
+    import pyarrow.parquet as pq
+    long_data = tmp_path / "data"
+    long_data.mkdir()
+    for k in ("scores", "models"):
+        (long_data / f"{k}.parquet").write_bytes((toy / "data" / f"{k}.parquet").read_bytes())
+    b = pq.read_table(toy / "data" / "benchmarks.parquet").to_pandas()
+    b.loc[3, "name"] = "A benchmark name that is much longer than forty-two characters in all"
+    b.to_parquet(long_data / "benchmarks.parquet")
+    assert main(["complete", str(f), "--data", str(long_data), "--no-intervals"]) == 0
+    assert "A benchmark name that is much longer than forty-two characters in all" in capsys.readouterr().out
+
+
+def test_benchmarks_lists_ids_scales_and_ranges(toy, tmp_path, capsys):
+    out = tmp_path / "b.csv"
+    assert main(["benchmarks", "--data", str(toy / "data"), "--out", str(out)]) == 0
+    table = pd.read_csv(out)
+    assert list(table.benchmark_id) == [f"bench_{j}" for j in range(8)]
+    assert table.loc[7, "min"] > 1000 and table.models_observed.iloc[0] == 20
+    assert "bench_7" in capsys.readouterr().out
+    assert main(["benchmarks", "--data", str(toy / "data"), "--grep", "BENCH 7"]) == 0
+    printed = capsys.readouterr().out
+    assert "bench_7" in printed and "bench_6" not in printed

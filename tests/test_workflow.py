@@ -402,6 +402,8 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
                        "section5": {"probe_steps": 2, "random_seeds": 2, "temporal_seeds": 2, "temporal_ks": [1, 2],
                                     "temporal_window": ["2025-06", "2025-12"], "temporal_min_observed": 4},
                        "hypotheses": {"n_seeds": 2},
+                       "deploy": {"k_known": [1], "repeats": 2, "groups": 8,
+                                  "check": {"models": 3, "k": 1, "draws": 1, "min_observed": 4}},
                        "methods": [{"name": "benchmark_mean"}, {"name": "bias_als", "grid": [{"rank": 2, "lam": 0.1}]},
                                    {"name": "bench_reg", "grid": [{"k": grid_k, "min_r2": 0.1}]}]},
     }
@@ -457,14 +459,20 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     t7 = pd.read_csv(work / "results/tables/benchpress/table7.csv")
     assert {"hypothesis", "metric", "p_value"} <= set(t7.columns) and len(t7) >= 2
     model = json.loads((work / "results/models/benchpress/reliability.json").read_text())
-    assert model["level"] == 0.9 and model["conformal_scale"] > 0
+    assert model["level"] == 0.9 and model["calibration"] == "new_model" and model["by_k"]["1"]["conformal_scale"] > 0
+    assert json.loads((work / "results/models/benchpress/reliability_folds.json").read_text())["calibration"] == "folds"
+    check = pd.read_csv(work / "results/tables/benchpress/new_model_check.csv")
+    assert check.group.iloc[0] == "all" and check.coverage.between(0, 1).all() and (check.cells > 0).all()
+    assert (check.group.str.startswith("model ")).sum() == 3
 
 
 def test_benchpress_deterministic_and_rerun_scope(benchpress_run, tmp_path):
     work = make_benchpress_workdir(tmp_path / "bp_again")
-    snakemake(work, "--cores", "1", "--quiet")
-    for rel in ("results/metrics/benchpress/grid_summary.parquet", "results/tables/benchpress/table11.csv",
-                "results/runs/benchpress/grid/identity/bench_reg.parquet"):
+    compared = ("results/metrics/benchpress/grid_summary.parquet", "results/tables/benchpress/table11.csv",
+                "results/runs/benchpress/grid/identity/bench_reg.parquet",
+                "results/runs/benchpress/deploy/calibration_cells.parquet", "results/models/benchpress/reliability.json")
+    snakemake(work, *compared, "--cores", "1", "--quiet")
+    for rel in compared:
         assert filecmp.cmp(work / rel, benchpress_run / rel, shallow=False), rel
     cfg_path = work / "config" / "config.yaml"
     cfg = yaml.safe_load(cfg_path.read_text())

@@ -2,6 +2,7 @@
 
 ::
 
+    benchcast benchmarks --grep gpqa                      # the benchmark ids, scales and ranges
     benchcast complete my_model.csv                       # CSV: benchmark_id,score
     benchcast complete my_model.json --out preds.csv      # JSON: {"gpqa_diamond": 71.2, ...}
                                                           #   or [{"benchmark_id": ..., "score": ...}]
@@ -18,6 +19,7 @@ benchmark's range, non-numbers) stops with a message naming the file, the entry 
 from __future__ import annotations
 
 import argparse
+import csv
 import difflib
 import json
 import math
@@ -68,22 +70,37 @@ def read_known_scores(path: str | Path) -> list[tuple[str, object, str]]:
             return out
         raise DataError(path, "(top level)", f"expected an object or a list, got {type(doc).__name__}",
                         'write {"benchmark_id": score, ...}')
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise DataError(path, "(CSV)", str(exc).strip(), "write a CSV with header benchmark_id,score") from None
-    missing = [c for c in ("benchmark_id", "score") if c not in df.columns]
+    rows = list(csv.reader(text.splitlines()))
+    while rows and not any(c.strip() for c in rows[-1]):
+        rows.pop()
+    if not rows:
+        raise DataError(path, "(header)", "the file is empty", "write a CSV with header benchmark_id,score")
+    header = [c.strip() for c in rows[0]]
+    missing = [c for c in ("benchmark_id", "score") if c not in header]
     if missing:
-        raise DataError(path, "(header)", f"missing column(s) {missing}; found {list(df.columns)}",
+        raise DataError(path, "(header)", f"missing column(s) {missing}; found {header}",
                         "write a CSV with header benchmark_id,score")
-    return [(r.benchmark_id.strip(), r.score.strip(), f"line {k + 2}") for k, r in enumerate(df.itertuples())]
+    bid, sc = header.index("benchmark_id"), header.index("score")
+    out = []
+    for n, r in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in r):
+            continue
+        if len(r) != len(header):
+            raise DataError(path, f"line {n}", f"has {len(r)} fields ({','.join(r)}), the header has {len(header)}",
+                            "write one benchmark_id,score pair per line (a decimal comma or an unquoted comma in "
+                            "a value splits it)")
+        out.append((r[bid].strip(), r[sc].strip(), f"line {n}"))
+    return out
 
 
-def validate_known_scores(entries, benchmarks: pd.DataFrame, M: np.ndarray, path: str | Path) -> dict[str, float]:
+def validate_known_scores(entries, benchmarks: pd.DataFrame, M: np.ndarray, path: str | Path,
+                          accept_low: bool = False) -> dict[str, float]:
     """Check ids, duplicates and ranges; return ``{benchmark_id: score}``.
 
     A percentage benchmark (all observed scores within [-1, 101], or ``is_percentage`` in the
-    inventory) takes scores in [0, 100]; any other benchmark a finite, non-negative number.
+    inventory) takes scores in [0, 100]; any other benchmark a finite, non-negative number. A
+    score in (0, 1] on a percentage benchmark where every model of the matrix scores above 1 is
+    taken for a fraction (0.712 for 71.2 %) and refused unless ``accept_low``.
     """
     ids = list(benchmarks["benchmark_id"])
     index = {b: k for k, b in enumerate(ids)}
@@ -111,26 +128,47 @@ def validate_known_scores(entries, benchmarks: pd.DataFrame, M: np.ndarray, path
         if pct[index[bid]] and not 0.0 <= score <= 100.0:
             raise DataError(path, f"{where} ({bid!r})", f"score {score:g} is outside [0, 100] for a percentage benchmark",
                             "give the score in percent (e.g. 71.5, not 0.715 or 715)")
+        col = M[:, index[bid]]
+        lowest = float(np.nanmin(col)) if np.isfinite(col).any() else float("nan")
+        if pct[index[bid]] and 0.0 < score <= 1.0 and lowest > 1.0 and not accept_low:
+            raise DataError(path, f"{where} ({bid!r})",
+                            f"score {score:g} looks like a fraction: this is a percentage benchmark and no model in "
+                            f"the matrix scores below {lowest:g} on it",
+                            f"give the score in percent ({score * 100:g}); if it really is {score:g} %, "
+                            "pass --accept-low-scores")
         if not pct[index[bid]] and score < 0:
             raise DataError(path, f"{where} ({bid!r})", f"score {score:g} is negative", "check the score's scale")
         out[bid] = score
     return out
 
 
+def _load_matrix(data: str | Path):
+    from benchcast.studies.benchpress import load_matrix
+
+    data = Path(data)
+    paths = {k: data / f"{k}.parquet" for k in ("scores", "models", "benchmarks")}
+    for p in paths.values():
+        if not p.exists():
+            raise DataError(p, "(file)", "the ingested BenchPress matrix is missing",
+                            "run `snakemake results/data/benchpress/scores.parquet --cores 1` or pass --data")
+    return load_matrix(paths["scores"], paths["models"], paths["benchmarks"])
+
+
+def _trust_meaning(reliability) -> str:
+    if reliability.trust_scale == "percent_of_scale":
+        return (f"trust = P(|error| <= {reliability.trust_threshold:g} points on percentage benchmarks, "
+                f"{reliability.trust_threshold:g}% of the observed range on others)")
+    return f"trust = P(|error| <= {reliability.trust_threshold:g})"
+
+
 def _complete(args: argparse.Namespace) -> int:
     from threadpoolctl import threadpool_limits
 
     from benchcast.completion.deploy import DeployedReliability, complete_new_model
-    from benchcast.studies.benchpress import load_matrix
 
-    data = Path(args.data)
-    paths = {k: data / f"{k}.parquet" for k in ("scores", "models", "benchmarks")}
-    for k, p in paths.items():
-        if not p.exists():
-            raise DataError(p, "(file)", "the ingested BenchPress matrix is missing",
-                            "run `snakemake results/data/benchpress/scores.parquet --cores 1` or pass --data")
-    M, _, benchmarks = load_matrix(paths["scores"], paths["models"], paths["benchmarks"])
-    known = validate_known_scores(read_known_scores(args.scores), benchmarks, M, args.scores)
+    M, _, benchmarks = _load_matrix(args.data)
+    known = validate_known_scores(read_known_scores(args.scores), benchmarks, M, args.scores,
+                                  accept_low=args.accept_low_scores)
     reliability = None if args.no_intervals else DeployedReliability.from_json(args.reliability)
     with threadpool_limits(1):   # small SVDs / solves: threads only add overhead
         table = complete_new_model(M, list(benchmarks["benchmark_id"]), known, reliability)
@@ -145,22 +183,64 @@ def _complete(args: argparse.Namespace) -> int:
     if reliability is not None:
         shown = shown.sort_values("trust_probability", ascending=False, kind="stable")
     level = f"{reliability.level:.0%} interval" if reliability is not None else "interval"
+    head = shown.head(args.top)
+    names = [str(getattr(r, "name", r.benchmark_id)) for r in head.itertuples()]
+    width = max([len("benchmark"), *map(len, names)])
     lines = [f"{len(known)} known scores; predictions for {len(shown)} benchmarks"
-             + (f" ({level}, trust = P(|error| <= {reliability.trust_threshold:g}))" if reliability else ""),
-             f"{'benchmark':<42} {'predicted':>9}  {level:>17}  {'trust':>5}"]
-    for r in shown.head(args.top).itertuples():
-        name = str(getattr(r, "name", r.benchmark_id))[:42]
+             + (f" ({level}, {_trust_meaning(reliability)})" if reliability else ""),
+             f"{'benchmark':<{width}} {'predicted':>9}  {level:>17}  {'trust':>5}"]
+    for name, r in zip(names, head.itertuples()):
         ival = f"[{r.lower:7.1f}, {r.upper:7.1f}]" if np.isfinite(r.lower) else ""
         trust = f"{r.trust_probability:5.2f}" if np.isfinite(r.trust_probability) else ""
-        lines.append(f"{name:<42} {r.score:9.1f}  {ival:>17}  {trust:>5}")
-    if reliability is not None and len(known) < 5:
-        lines.append(f"note: only {len(known)} known scores. The reliability model was calibrated on held-out cells of "
-                     "models with 10 or more known scores and needs 3 shared benchmarks to find a peer model, so "
-                     "expect wide intervals and low trust; add scores to tighten them.")
+        lines.append(f"{name:<{width}} {r.score:9.1f}  {ival:>17}  {trust:>5}")
+    if reliability is not None:
+        k_used = reliability.calibration_for(len(known))[0]
+        if reliability.calibration != "new_model":
+            lines.append("note: this reliability model was calibrated on missing cells of models already in the "
+                         "matrix, not on new models; rebuild it (rule bp_deploy) for intervals calibrated for a new model.")
+        elif k_used is not None and k_used > len(known):
+            lines.append(f"note: only {len(known)} known scores; intervals and trust were calibrated for new models "
+                         f"with {k_used} known scores, so they are optimistic here. Add scores to tighten them.")
     if len(shown) > args.top:
         lines.append(f"... {len(shown) - args.top} more" + (f" in {args.out}" if args.out else " (use --out FILE)"))
     print("\n".join(lines))
     return 0
+
+
+def _benchmarks(args: argparse.Namespace) -> int:
+    from benchcast.completion.transforms import percentage_columns
+
+    M, _, benchmarks = _load_matrix(args.data)
+    table = pd.DataFrame({"benchmark_id": benchmarks["benchmark_id"]})
+    for c in ("name", "category"):
+        if c in benchmarks.columns:
+            table[c] = benchmarks[c].to_numpy()
+    pct = (benchmarks["is_percentage"].to_numpy(dtype=bool)
+           if "is_percentage" in benchmarks.columns and benchmarks["is_percentage"].notna().all()
+           else percentage_columns(M))
+    scale = benchmarks["scale"].astype(str).to_numpy() if "scale" in benchmarks.columns else np.where(pct, "percent", "")
+    table["scale"] = scale
+    table["models_observed"] = np.isfinite(M).sum(axis=0)
+    with np.errstate(all="ignore"):
+        table["min"] = np.nanmin(np.where(np.isfinite(M), M, np.inf), axis=0)
+        table["max"] = np.nanmax(np.where(np.isfinite(M), M, -np.inf), axis=0)
+    if args.grep:
+        hay = table.apply(lambda r: " ".join(map(str, r)), axis=1).str.lower()
+        table = table[hay.str.contains(args.grep.lower(), regex=False)]
+    if args.out:
+        table.to_csv(args.out, index=False, float_format="%.4g")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,10 +252,17 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--reliability", default=DEFAULT_RELIABILITY, help="reliability model JSON built by the workflow")
     c.add_argument("--no-intervals", action="store_true", help="point predictions only (no reliability model needed)")
     c.add_argument("--out", help="write the full table as CSV here")
-    c.add_argument("--top", type=int, default=25, help="rows of the readable table (most trusted first)")
+    c.add_argument("--top", type=_positive_int, default=25, help="rows of the readable table (most trusted first)")
+    c.add_argument("--accept-low-scores", action="store_true",
+                   help="accept scores in (0, 1] on percentage benchmarks where every model scores above 1 "
+                        "(otherwise taken for fractions such as 0.712 for 71.2%%)")
+    b = sub.add_parser("benchmarks", help="list the benchmark ids `complete` knows, with scale and range")
+    b.add_argument("--data", default=DEFAULT_DATA, help=f"ingested BenchPress tables (default {DEFAULT_DATA})")
+    b.add_argument("--grep", help="only rows containing this text (case-insensitive)")
+    b.add_argument("--out", help="also write the list as CSV here")
     args = parser.parse_args(argv)
     try:
-        return _complete(args)
+        return _complete(args) if args.command == "complete" else _benchmarks(args)
     except BenchcastError as exc:
         print(f"benchcast: error: {exc}", file=sys.stderr)
         return 2

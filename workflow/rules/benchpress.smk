@@ -34,7 +34,8 @@ def bp_final_outputs():
     return [f"{BP_TABLES}/table11.csv", f"{BP_TABLES}/table3.csv", f"{BP_TABLES}/paper_vs_ours.csv",
             f"{BP_TABLES}/paper_vs_ours.md",
             f"{BP_TABLES}/grid_acceptance.csv", f"{BP_FIGS}/figure11.png", f"{BP_FIGS}/figure10.png",
-            "results/models/benchpress/reliability.json", f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv",
+            "results/models/benchpress/reliability.json", f"{BP_TABLES}/deploy_calibration.csv",
+            *([f"{BP_TABLES}/new_model_check.csv"] if BP["deploy"]["check"]["in_all"] else []), f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv",
             f"{BP_TABLES}/section5_paper_vs_ours.csv", f"{BP_FIGS}/figure5.png", f"{BP_FIGS}/figure7.png",
             f"{BP_TABLES}/hypotheses_paper_vs_ours.csv", f"{BP_TABLES}/table17.csv", f"{BP_FIGS}/figure2.png"]
 
@@ -124,7 +125,8 @@ rule benchpress:
 rule bp_reliability:
     """Section 6.2 / App. E.2: fold predictions of the 15 configurations behind the ensemble-spread
     features, the three reliability estimators cross-fitted over folds (Figure 10), conformal
-    intervals, trust calibration, and the deployable hybrid model used by `benchcast complete`."""
+    intervals, trust calibration, and the paper's deployable hybrid model (calibrated on the folds;
+    `benchcast complete` uses bp_deploy's, calibrated for new models)."""
     input:
         scores=f"{BP_DATA}/scores.parquet",
         models=f"{BP_DATA}/models.parquet",
@@ -139,7 +141,7 @@ rule bp_reliability:
         architectures=f"{BP_TABLES}/reliability_architectures.csv",
         paper_vs_ours=f"{BP_TABLES}/reliability_paper_vs_ours.csv",
         figure10=report(f"{BP_FIGS}/figure10.png", caption="../report/bp_figure10.rst", category="BenchPress"),
-        model="results/models/benchpress/reliability.json",
+        model="results/models/benchpress/reliability_folds.json",
     params:
         max_folds=BP["max_folds"],
         reliability=BP["reliability"],
@@ -333,3 +335,51 @@ rule bp_matrix_figures:
         "logs/benchpress/matrix_figures.log",
     script:
         "../scripts/bp_matrix_figures.py"
+
+
+rule bp_deploy:
+    """The reliability model `benchcast complete` uses, calibrated for a genuinely new model: every
+    calibration model is removed from the matrix and completed from k of its scores."""
+    input:
+        scores=f"{BP_DATA}/scores.parquet",
+        models=f"{BP_DATA}/models.parquet",
+        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+    output:
+        model="results/models/benchpress/reliability.json",
+        cells="results/runs/benchpress/deploy/calibration_cells.parquet",
+        by_k=f"{BP_TABLES}/deploy_calibration.csv",
+    params:
+        deploy={k: v for k, v in BP["deploy"].items() if k != "check"},
+        reliability=BP["reliability"],
+    threads: 2
+    priority: 8
+    log:
+        "logs/benchpress/deploy.log",
+    benchmark:
+        "benchmarks/benchpress/deploy.tsv"
+    script:
+        "../scripts/bp_deploy.py"
+
+
+rule bp_new_model_check:
+    """Acceptance of the deploy model: held-out models removed from the matrix, the model rebuilt
+    without them, each completed from k known scores; interval coverage and trust calibration."""
+    input:
+        scores=f"{BP_DATA}/scores.parquet",
+        models=f"{BP_DATA}/models.parquet",
+        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+    output:
+        cells="results/runs/benchpress/deploy/new_model_check.parquet",
+        summary=f"{BP_TABLES}/new_model_check.csv",
+        md=f"{BP_TABLES}/new_model_check.md",
+    params:
+        deploy=BP["deploy"],
+        reliability=BP["reliability"],
+    threads: 2
+    priority: 8
+    log:
+        "logs/benchpress/new_model_check.log",
+    benchmark:
+        "benchmarks/benchpress/new_model_check.tsv"
+    script:
+        "../scripts/bp_new_model_check.py"

@@ -27,16 +27,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast.completion.reliability import (FEATURE_SETS, LAMBDA_STACK, SELECTED_CONFIG, STRONG_STACK,
-                                              RiskEstimate, RiskModel, conformal_intervals, ensemble_features,
-                                              fit_risk_model, leave_fold_out_risk, risk_target, support_features,
-                                              trust_calibration)
+from benchcast.completion.reliability import (
+    FEATURE_SETS,
+    SELECTED_CONFIG,
+    RiskEstimate,
+    RiskModel,
+    conformal_intervals,
+    fit_risk_model,
+    leave_fold_out_risk,
+    risk_target,
+    trust_calibration,
+)
 from benchcast.completion.transforms import percentage_columns
 from benchcast.errors import DataError
 
 __all__ = ["DeployedReliability", "build_deployed", "complete_new_model", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 def _export_estimator(model: RiskModel) -> dict:
@@ -69,8 +76,28 @@ class DeployedReliability:
     trust_threshold: float
     trust_risk: list[float]
     trust_probability: list[float]
-    heldout: dict = field(default_factory=dict)     # coverage / width measured on the folds
+    heldout: dict = field(default_factory=dict)     # coverage / width measured on the calibration cells
+    # How it was calibrated: "folds" (the paper's held-out cells of known models) or "new_model"
+    # (leave-models-out cells with k known scores: benchcast.completion.new_model).
+    calibration: str = "folds"
+    # "points": trust = P(|error| <= trust_threshold score points); "percent_of_scale":
+    # P(|error| <= trust_threshold % of the benchmark's scale (benchmark_scales)).
+    trust_scale: str = "points"
+    # k known scores -> {"conformal_scale", "trust_risk", "trust_probability", "cells"}, calibrated
+    # on that k; a new model with k known scores uses the largest calibrated k <= its k.
+    by_k: dict = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
+
+    def calibration_for(self, k: int) -> tuple[int | None, float, list[float], list[float]]:
+        """``(k_used, conformal_scale, trust_risk, trust_probability)`` for a model with ``k`` known
+        scores: the largest calibrated k <= ``k`` (the smallest one if ``k`` is below them all:
+        fewer known scores than calibrated, so the interval is optimistic -- the CLI says so)."""
+        if not self.by_k:
+            return None, self.conformal_scale, self.trust_risk, self.trust_probability
+        ks = sorted(int(x) for x in self.by_k)
+        used = max([x for x in ks if x <= k], default=ks[0])
+        c = self.by_k[str(used)]
+        return used, float(c["conformal_scale"]), c["trust_risk"], c["trust_probability"]
 
     def risk(self, X: np.ndarray) -> np.ndarray:
         h = (np.log1p(np.maximum(np.asarray(X, dtype=np.float64), 0.0)) - self.scaler_mean) / self.scaler_scale
@@ -80,10 +107,12 @@ class DeployedReliability:
                 h = np.maximum(h, 0.0)
         return np.maximum(np.expm1(h[:, 0]), 0.0)
 
-    def trust(self, risk: np.ndarray) -> np.ndarray:
+    def trust(self, risk: np.ndarray, k: int | None = None) -> np.ndarray:
+        """Trust probability of cells with this ``risk`` (already divided by the benchmark's scale
+        / 100 when ``trust_scale`` is ``percent_of_scale``), for a model with ``k`` known scores."""
         r = np.asarray(risk, dtype=np.float64)
-        return np.interp(r, self.trust_risk, self.trust_probability,
-                         left=self.trust_probability[0], right=self.trust_probability[-1])
+        _, _, tr, tp = self.calibration_for(k if k is not None else 10**9)
+        return np.interp(r, tr, tp, left=tp[0], right=tp[-1])
 
     def to_json(self, path: str | Path) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -97,8 +126,8 @@ class DeployedReliability:
             doc = json.loads(Path(path).read_text())
         except FileNotFoundError:
             raise DataError(path, "(file)", "reliability model not found",
-                            "build it with `snakemake benchpress --cores all --configfile config/benchpress.yaml` "
-                            "(results/models/benchpress/reliability.json) or pass --reliability") from None
+                            "build it with `snakemake results/models/benchpress/reliability.json --cores all` "
+                            "(rule bp_deploy) or pass --reliability") from None
         except json.JSONDecodeError as exc:
             raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "rebuild the reliability model") from None
         if doc.get("format_version") != FORMAT_VERSION:
@@ -112,13 +141,14 @@ class DeployedReliability:
 
 def build_deployed(features: pd.DataFrame, kind: str = "hybrid", level: float = 0.9, threshold: float = 10.0,
                    bins: int = 20, seed: int = 42, n_jobs: int = 1,
-                   lfo: RiskEstimate | None = None) -> tuple[DeployedReliability, dict]:
+                   lfo: RiskEstimate | None = None, scale: np.ndarray | None = None) -> tuple[DeployedReliability, dict]:
     """Fit the deployable reliability model from the per-cell fold feature table.
 
     ``features`` is :func:`benchcast.completion.reliability.fold_features` of the held-out
     folds. Returns the model and the leave-fold-out evaluation it was calibrated on
     (``risk``, the :class:`~benchcast.completion.reliability.ConformalResult`, the trust
-    calibration). ``lfo`` reuses already cross-fitted risks of ``kind``.
+    calibration). ``lfo`` reuses already cross-fitted risks of ``kind``. ``scale`` (per cell)
+    makes trust scale-aware: calibrated on ``error / scale * 100`` and ``risk / scale * 100``.
     """
     names = list(FEATURE_SETS[kind])
     if lfo is None:
@@ -129,7 +159,8 @@ def build_deployed(features: pd.DataFrame, kind: str = "hybrid", level: float = 
     conf = conformal_intervals(err, lfo.risk, features["fold_id"].to_numpy())
     ok = np.isfinite(err) & np.isfinite(lfo.risk) & (lfo.risk > 1e-8)
     q = float(np.quantile(err[ok] / lfo.risk[ok], level))
-    trust = trust_calibration(err, lfo.risk, threshold=threshold, bins=bins)
+    norm = 1.0 if scale is None else 100.0 / np.asarray(scale, dtype=np.float64)
+    trust = trust_calibration(err * norm, lfo.risk * norm, threshold=threshold, bins=bins)
     X = features[names].to_numpy(dtype=np.float64)
     y = risk_target(err)
     good = np.all(np.isfinite(X), axis=1) & np.isfinite(y)
@@ -140,6 +171,7 @@ def build_deployed(features: pd.DataFrame, kind: str = "hybrid", level: float = 
         scaler_mean=exported["scaler_mean"], scaler_scale=exported["scaler_scale"], conformal_scale=q,
         level=level, trust_threshold=threshold, trust_risk=trust.bin_risk_median.tolist(),
         trust_probability=trust.bin_calibrated.tolist(),
+        trust_scale="points" if scale is None else "percent_of_scale",
         heldout={"coverage": conf.coverage, "median_width": conf.median_width, "cells": conf.n,
                  "conformal_scale_median_per_fold": conf.scale_median})
     # the exported network must reproduce the fitted estimator
@@ -165,34 +197,46 @@ def complete_new_model(M: np.ndarray, benchmark_ids: list[str], known: dict[str,
     Returns
     -------
     DataFrame in column order with ``benchmark_id, known, score`` (the given score, or the
-    prediction), ``lower, upper, risk, trust_probability`` (NaN for known cells).
+    prediction), ``lower, upper, risk, trust_probability`` (NaN for known cells) and
+    ``calibrated_k`` (the k known scores the interval was calibrated for). Lower bounds stop at
+    the benchmark's lowest valid score (:func:`~benchcast.completion.new_model.interval_floor`),
+    upper bounds of percentage benchmarks at 100.
     """
+    from benchcast.completion.new_model import (
+        benchmark_scales,
+        interval_floor,
+        new_row_predictions,
+    )
+
     col = {b: k for k, b in enumerate(benchmark_ids)}
     row = np.full(M.shape[1], np.nan)
     for b, s in known.items():
         row[col[b]] = s
     M_aug = np.vstack([M, row[None, :]])
-    target = M_aug.shape[0] - 1
     missing = np.flatnonzero(np.isnan(row))
-    pred = SELECTED_CONFIG.predict(M_aug)[target]
+    if reliability is None or missing.size == 0:
+        pred = SELECTED_CONFIG.predict(M_aug)[-1]
+    else:
+        pred, feats = new_row_predictions(M_aug, missing)
     out = pd.DataFrame({"benchmark_id": benchmark_ids, "known": ~np.isnan(row), "score": np.where(np.isnan(row), pred, row)})
     for c in ("lower", "upper", "risk", "trust_probability"):
         out[c] = np.nan
+    out["calibrated_k"] = pd.array([pd.NA] * len(out), dtype="Int64")
     if reliability is None or missing.size == 0:
         return out
-    stack_l = np.stack([c.predict(M_aug)[target, missing] for c in LAMBDA_STACK])
-    stack_s = np.stack([c.predict(M_aug)[target, missing] for c in STRONG_STACK])
-    feats = pd.concat([ensemble_features(pred[missing], stack_l, stack_s),
-                       support_features(M_aug, np.full(missing.size, target), missing)], axis=1)
     risk = reliability.risk(feats[reliability.features].to_numpy())
-    half = reliability.conformal_scale * risk
+    k_used, q, _, _ = reliability.calibration_for(len(known))
+    half = q * risk
     pct = percentage_columns(M_aug) if is_percentage is None else np.asarray(is_percentage, bool)
-    lo, hi = pred[missing] - half, pred[missing] + half
-    lo = np.where(pct[missing], np.clip(lo, 0.0, 100.0), lo)
-    hi = np.where(pct[missing], np.clip(hi, 0.0, 100.0), hi)
+    lo = np.maximum(pred[missing] - half, interval_floor(M_aug, pct)[missing])
+    hi = np.where(pct[missing], np.minimum(pred[missing] + half, 100.0), pred[missing] + half)
+    trust_risk = risk
+    if reliability.trust_scale == "percent_of_scale":
+        trust_risk = risk * 100.0 / benchmark_scales(M_aug, pct)[missing]
     out.loc[missing, "lower"] = lo
     out.loc[missing, "upper"] = hi
     out.loc[missing, "risk"] = risk
-    out.loc[missing, "trust_probability"] = reliability.trust(risk)
+    out.loc[missing, "trust_probability"] = reliability.trust(trust_risk, len(known))
+    if k_used is not None:
+        out.loc[missing, "calibrated_k"] = k_used
     return out
-
