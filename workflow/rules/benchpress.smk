@@ -122,6 +122,11 @@ rule benchpress:
         bp_final_outputs(),
 
 
+# Longest BenchPress jobs first (measured, quick default config: hypotheses 70 s, probes 54 s,
+# reliability 21 s, geometry 16 s, temporal 13 s; full study: reliability ~11 CPU min), so none of
+# them starts last and becomes a run's tail. Scheduling only: results do not depend on it.
+
+
 rule bp_reliability:
     """Section 6.2 / App. E.2: fold predictions of the 15 configurations behind the ensemble-spread
     features, the three reliability estimators cross-fitted over folds (Figure 10), conformal
@@ -146,6 +151,7 @@ rule bp_reliability:
         max_folds=BP["max_folds"],
         reliability=BP["reliability"],
     threads: 2
+    priority: 9
     log:
         "logs/benchpress/reliability.log",
     benchmark:
@@ -174,6 +180,7 @@ rule bp_geometry:
         max_folds=BP["max_folds"],
         ranks=BP["rank_sweep"],
         submatrix_benchmark_counts=BP["submatrix_benchmark_counts"],
+    priority: 7
     log:
         "logs/benchpress/geometry.log",
     benchmark:
@@ -228,6 +235,7 @@ rule bp_temporal:
         partial=BP["section5"]["partial_dates"],
         window=BP["section5"]["temporal_window"],
         min_observed=BP["section5"]["temporal_min_observed"],
+    priority: 7
     log:
         "logs/benchpress/temporal.log",
     benchmark:
@@ -253,6 +261,7 @@ rule bp_probes:
         steps=BP["section5"]["probe_steps"],
         runs=[tuple(r.split("/")) for r in BP["section5"]["probe_runs"]],
         n_random_seeds=BP["section5"]["random_seeds"],
+    priority: 9
     log:
         "logs/benchpress/probes.log",
     benchmark:
@@ -296,6 +305,7 @@ rule bp_hypotheses:
         max_folds=BP["max_folds"],
         n_seeds=BP["hypotheses"]["n_seeds"],
         peer_baseline=BP["hypotheses"]["peer_baseline"],
+    priority: 9
     log:
         "logs/benchpress/hypotheses.log",
     benchmark:
