@@ -498,3 +498,49 @@ def test_benchpress_unknown_method_and_missing_folds(tmp_path):
     (work / "config" / "catalog.yaml").write_text(yaml.safe_dump(cat))
     proc = snakemake(work, "-n", check=False)
     assert proc.returncode != 0 and "has no 'folds' file" in proc.stdout + proc.stderr
+
+
+class _Evil:
+    def __reduce__(self):
+        import os
+        return (os.system, ("echo pwned",))
+
+
+@pytest.mark.parametrize("case,where", [
+    ("unsafe_pickle", "toy_a"), ("non_binary", "toy_a"), ("model_list_length", "toy_b"), ("duplicate_names", "toy_b")])
+def test_bad_raw_input_is_one_line_in_the_console_and_the_log(tmp_path, case, where):
+    """The foundation's bad inputs, through the workflow: the ingest job stops with one line naming
+    the file, the field and the fix, on the console and in the rule's log; no table is written."""
+    import pickle
+
+    work = make_workdir(tmp_path / "bad")
+    scores = work / "raw/benchmark-prediction/data/scores"
+    if case == "unsafe_pickle":
+        (scores / "toy_a.jbl").write_bytes(pickle.dumps(_Evil()))
+    elif case == "non_binary":
+        m = joblib.load(scores / "toy_a.jbl")
+        m[2, 5] = 0.5
+        joblib.dump(m, scores / "toy_a.jbl")
+    elif case == "model_list_length":
+        joblib.dump([f"org/model-{i}" for i in range(19)], scores / "toy_b_models.jbl")
+    else:
+        joblib.dump([f"org/model-{i % 10}" for i in range(20)], scores / "toy_b_models.jbl")
+    proc = snakemake(work, f"results/data/{where}/responses.parquet", "--cores", "1", check=False)
+    assert proc.returncode != 0
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("ERROR in rule ingest_item_dataset")]
+    assert len(lines) == 1 and f"{where}" in lines[0] and "field '" in lines[0] and "Fix:" in lines[0], proc.stderr[-2000:]
+    assert lines[0].split(" (log: ")[0] in (work / f"logs/ingest/{where}.log").read_text()
+    assert "Traceback" not in proc.stderr.split("ERROR in rule")[0][-500:]
+    assert not (work / f"results/data/{where}/responses.parquet").exists()
+
+
+def test_budget_larger_than_a_dataset_is_refused_before_any_job(tmp_path):
+    work = make_workdir(tmp_path / "budget")
+    cfg_path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["misses_the_mark"]["budgets"] = [10, 100]
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(work, "--cores", "1", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and not (work / "results").exists()
+    assert "config misses_the_mark.budgets: budget 100 is more than the 90 items of dataset 'toy_a'" in out
