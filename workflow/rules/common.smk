@@ -18,7 +18,9 @@ from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_fil
 from benchcast.errors import ConfigError  # noqa: E402
 from benchcast.workflow_support import exit_without_idle_tail  # noqa: E402
 
-exit_without_idle_tail()
+if not exit_without_idle_tail():
+    print("benchcast: this Snakemake has no JobScheduler._schedule_reevalutation; runs may end with up to "
+          "60 s of idle time (profiles/default max-jobs-per-timespan)", file=sys.stderr)
 
 CATALOG = load_catalog(config["catalog"])
 RAW_DIR = config["raw_dir"]
