@@ -88,14 +88,15 @@ class DeployedReliability:
     by_k: dict = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
 
-    def calibration_for(self, k: int) -> tuple[int | None, float, list[float], list[float]]:
+    def calibration_for(self, k: int | None) -> tuple[int | None, float, list[float], list[float]]:
         """``(k_used, conformal_scale, trust_risk, trust_probability)`` for a model with ``k`` known
         scores: the largest calibrated k <= ``k`` (the smallest one if ``k`` is below them all:
-        fewer known scores than calibrated, so the interval is optimistic -- the CLI says so)."""
+        fewer known scores than calibrated, so the interval is optimistic -- the CLI says so;
+        the largest one if ``k`` is None)."""
         if not self.by_k:
             return None, self.conformal_scale, self.trust_risk, self.trust_probability
         ks = sorted(int(x) for x in self.by_k)
-        used = max([x for x in ks if x <= k], default=ks[0])
+        used = ks[-1] if k is None else max([x for x in ks if x <= k], default=ks[0])
         c = self.by_k[str(used)]
         return used, float(c["conformal_scale"]), c["trust_risk"], c["trust_probability"]
 
@@ -111,7 +112,7 @@ class DeployedReliability:
         """Trust probability of cells with this ``risk`` (already divided by the benchmark's scale
         / 100 when ``trust_scale`` is ``percent_of_scale``), for a model with ``k`` known scores."""
         r = np.asarray(risk, dtype=np.float64)
-        _, _, tr, tp = self.calibration_for(k if k is not None else 10**9)
+        _, _, tr, tp = self.calibration_for(k)
         return np.interp(r, tr, tp, left=tp[0], right=tp[-1])
 
     def to_json(self, path: str | Path) -> None:

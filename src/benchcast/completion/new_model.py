@@ -25,16 +25,30 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from benchcast.completion.reliability import (LAMBDA_STACK, SELECTED_CONFIG, STRONG_STACK, ensemble_features,
-                                              support_features)
+from benchcast.completion.reliability import (
+    LAMBDA_STACK,
+    SELECTED_CONFIG,
+    STRONG_STACK,
+    ensemble_features,
+    support_features,
+)
 from benchcast.completion.transforms import percentage_columns
 from benchcast.seeding import rng
 
 MIN_CELLS = 20
 """Fewest calibration cells a k's conformal scale and trust calibration are computed from."""
 
-__all__ = ["benchmark_scales", "interval_floor", "new_row_predictions", "leave_model_out_cells",
-           "build_new_model_reliability", "check_new_models", "check_summary", "pick_models", "deploy_reliability"]
+__all__ = [
+    "benchmark_scales",
+    "build_new_model_reliability",
+    "check_new_models",
+    "check_summary",
+    "deploy_reliability",
+    "interval_floor",
+    "leave_model_out_cells",
+    "new_row_predictions",
+    "pick_models",
+]
 
 
 def benchmark_scales(M: np.ndarray, is_percentage: np.ndarray | None = None) -> np.ndarray:
@@ -69,7 +83,7 @@ def new_row_predictions(M_aug: np.ndarray, cells: np.ndarray) -> tuple[np.ndarra
     target = M_aug.shape[0] - 1
     done: dict[str, np.ndarray] = {}
 
-    def row(cfg) -> np.ndarray:  # noqa: ANN001 - a PredictorConfig; the selected one is in the lambda stack
+    def row(cfg) -> np.ndarray:  # cfg: a PredictorConfig; the selected one is also in the lambda stack
         if cfg.key not in done:
             done[cfg.key] = cfg.predict(M_aug)[target]
         return done[cfg.key]
@@ -188,7 +202,7 @@ def build_new_model_reliability(cells: pd.DataFrame, *, level: float = 0.9, thre
         rows.append({"k": int(k), "cells": int(sel.sum()), "models": int(cells.loc[sel, "model"].nunique()),
                      "conformal_scale": q, "median_half_width": float(np.median(q * risk[sel]))})
     model.calibration = "new_model"
-    model.heldout = {"cells": int(len(cells)), "level": level, "by_k": rows}
+    model.heldout = {"cells": len(cells), "level": level, "by_k": rows}
     return model, pd.DataFrame(rows)
 
 
