@@ -2,7 +2,7 @@
 
 Compares, single-threaded, on
   * a MuSR-like case: the real MuSR matrix (448 models x 756 items) when
-    ``/work/shared/raw/benchmark-prediction/data/scores/musr.jbl`` exists, else a synthetic
+    ``../shared/raw/benchmark-prediction/data/scores/musr.jbl`` (beside the repository) exists, else a synthetic
     low-rank binary matrix of that shape, with the CV layout of ``PCAImpute.fit``: 112 rows
     (25 %) observed only on a 50-item core set (706 missing entries each);
   * a small HELM-like case: synthetic 83 x 500 binary matrix, 20 rows observed on 50 items;
@@ -37,7 +37,7 @@ from benchcast.methods.pca import pca_impute, pca_impute_paper_loop
 # After numpy/scipy/sklearn are loaded: threadpoolctl only limits libraries already loaded.
 threadpool_limits(1)
 
-MUSR = Path("/work/shared/raw/benchmark-prediction/data/scores/musr.jbl")
+MUSR = Path(__file__).resolve().parents[2] / "shared/raw/benchmark-prediction/data/scores/musr.jbl"
 
 
 def pca_impute_gram_eigh(matrix, missing, k, max_iter=100, tol=1e-4):

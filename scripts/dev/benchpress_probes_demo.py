@@ -43,7 +43,7 @@ from benchcast.completion.evaluation import load_folds, train_matrix, validate_f
 from benchcast.metrics import completion_errors
 from benchcast.studies import benchpress_probes as bp
 
-RAW = Path("/work/shared/raw/benchpress")
+RAW = Path(__file__).resolve().parents[3] / "shared/raw/benchpress"  # ../shared beside the repository
 DATA = RAW / "website/data.json"
 ALLOWLIST = RAW / "experiments/sec5_findings/optimal_probe/candidate_allowlists/user_cheap_20260505.json"
 FOLDS = RAW / "benchpress/evaluation/folds/folds_s10_f3_bs42_ms1.json"
