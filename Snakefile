@@ -1,34 +1,34 @@
 # benchcast workflow: raw leaderboard dumps -> Parquet -> experiment jobs -> figures/tables -> report.
 # Logic lives in the benchcast package (src/benchcast); rule files only wire files together.
+# Layout: the shared rules (workflow/rules/common.smk, data.smk), then one rules file per study
+# listed in config `studies` (registry and conventions: workflow/rules/common.smk; README "Architecture").
 
 configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
-# A study's rules are loaded when config `studies` lists it (so a catalog without its datasets is fine).
-if "misses_the_mark" in config["studies"]:
-
-    include: "workflow/rules/misses_the_mark.smk"
 
 
-include: "workflow/rules/irt_validation.smk"
+for study in config["studies"]:
 
-
-if "benchpress" in config["studies"]:
-
-    include: "workflow/rules/benchpress.smk"
-
+    include: f"workflow/rules/{study}.smk"
 
 
 report: "workflow/report/workflow.rst"
 
 
 rule all:
+    """Every output of the selected studies."""
     input:
-        mtm_final_outputs() if "misses_the_mark" in config["studies"] else [],
-        bp_final_outputs() if "benchpress" in config["studies"] else [],
+        [path for study in config["studies"] for path in STUDY_OUTPUTS[study]],
     default_target: True
+
+
+rule data:
+    """Ingest every dataset the selected studies use (downloading its files first in download mode)."""
+    input:
+        list(dict.fromkeys(ingested(d) for study in config["studies"] for d in STUDY_DATASETS[study])),
 
 
 rule aggregate_data:

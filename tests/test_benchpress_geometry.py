@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from benchcast.completion.evaluation import Fold
-from benchcast.studies.benchpress_geometry import (
+from benchcast.studies.benchpress.geometry import (
     PAPER_THRESHOLD_GRID,
     complete_submatrices,
     explained_variance_ratio,

@@ -1,4 +1,4 @@
-"""BenchPress Section 6.1 hypothesis tests (benchcast.studies.benchpress_hypotheses).
+"""BenchPress Section 6.1 hypothesis tests (benchcast.studies.benchpress.hypotheses).
 
 Synthetic matrices with planted effects (near-duplicate benchmarks, cloned models, drifting
 benchmark levels) that each test must detect, and null matrices it must not reject. The
@@ -19,7 +19,7 @@ from scipy import stats
 
 from benchcast.completion.evaluation import Fold
 from benchcast.completion.pipeline import predict_scores
-from benchcast.studies import benchpress_hypotheses as H
+from benchcast.studies.benchpress import hypotheses as H
 
 
 # --------------------------------------------------------------------------- cheap predictors

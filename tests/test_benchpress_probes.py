@@ -1,4 +1,4 @@
-"""Tests for benchcast.studies.benchpress_probes (BenchPress Section 5).
+"""Tests for benchcast.studies.benchpress.probes (BenchPress Section 5).
 
 Small synthetic matrices; most tests inject cheap predictors so they do not depend on the
 speed of Bias ALS.
@@ -14,7 +14,7 @@ import pytest
 
 from benchcast.completion.completers import bias_als_batch, bias_als_reference
 from benchcast.completion.pipeline import predict_scores
-from benchcast.studies import benchpress_probes as bp
+from benchcast.studies.benchpress import probes as bp
 
 
 # --------------------------------------------------------------------------- helpers

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import ortho_group
 
-from benchcast.studies.irt_validation import (
+from benchcast.studies.irt_validation.analysis import (
     COMPARISON_COLUMNS, FIT_COLUMNS, OURS, PYIRT, comparison_table, compare_item_parameters,
     heldout_accuracy, heldout_log_likelihood, load_pyirt_npz, logits, make_mask, render_markdown,
     validation_table,

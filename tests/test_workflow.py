@@ -321,6 +321,7 @@ def test_irt_validation_report_wiring(tmp_path):
     python.chmod(0o755)
     cfg_path = work / "config" / "config.yaml"
     cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["studies"] = ["irt_validation"]
     cfg["irt_validation"] = {"datasets": ["toy_a"], "dims": 2, "pyirt_python": str(python), "variants": ["paper"]}
     cfg_path.write_text(yaml.safe_dump(cfg))
     snakemake(work, "irt_validation", "--cores", "2", "--quiet")

@@ -2,7 +2,7 @@
 """Reproduce BenchPress Section 6.1 / Appendix E.1 (Tables 7 and 8) on the real 84 x 133 matrix.
 
 Runs the seven benchmark-side and nine model-side hypothesis tests of
-:mod:`benchcast.studies.benchpress_hypotheses` with the paper's default predictor (Logit
+:mod:`benchcast.studies.benchpress.hypotheses` with the paper's default predictor (Logit
 Bias ALS, rank 2, lambda 0.1), prints our p-values next to the paper's
 (``resources/paper/benchpress_paper_values.csv``, tables ``table7`` / ``table8``), which
 hypotheses agree on reject / not-reject at p < 0.01, the per-benchmark and per-model
@@ -37,7 +37,7 @@ from threadpoolctl import threadpool_limits
 
 from benchcast.completion.evaluation import load_folds, validate_folds
 from benchcast.data.aggregate import read_benchpress
-from benchcast.studies import benchpress_hypotheses as H
+from benchcast.studies.benchpress import hypotheses as H
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER_CSV = REPO / "resources" / "paper" / "benchpress_paper_values.csv"

@@ -41,7 +41,7 @@ from threadpoolctl import threadpool_limits
 
 from benchcast.completion.evaluation import load_folds, train_matrix, validate_folds
 from benchcast.metrics import completion_errors
-from benchcast.studies import benchpress_probes as bp
+from benchcast.studies.benchpress import probes as bp
 
 RAW = Path(__file__).resolve().parents[3] / "shared/raw/benchpress"  # ../shared beside the repository
 DATA = RAW / "website/data.json"

@@ -10,7 +10,7 @@ The extrapolation source set is the same in every trial, so one py-irt fit serve
 
 Make the py-irt fit first (source models only; the others flagged as excluded):
   .venv/bin/python scripts/dev/pirt_irt_fitter_ablation.py DATASET prepare   # /tmp/pexp/DATASET_models.parquet
-  .venv-pyirt/bin/python workflow/scripts/irt_validation_pyirt.py --responses results/data/DATASET/responses.parquet \
+  .venv-pyirt/bin/python workflow/scripts/irt_validation/pyirt_fit.py --responses results/data/DATASET/responses.parquet \
       --models /tmp/pexp/DATASET_models.parquet --out /tmp/pexp/DATASET_pyirt.npz --epochs 2000 --dims 10 \
       --lr 0.1 --seed 0 --threads 1 --variant paper
 Usage: .venv/bin/python scripts/dev/pirt_irt_fitter_ablation.py DATASET

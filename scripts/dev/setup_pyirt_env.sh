@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv-pyirt (repo root): a separate venv holding py-irt 0.7.1 for the
-# IRT validation study (workflow/scripts/irt_validation_pyirt.py).
+# IRT validation study (workflow/scripts/irt_validation/pyirt_fit.py).
 # py-irt 0.7.1 pins pandas<3, so it cannot share the main .venv (pandas 3).
 #
 # torch is installed FIRST and pinned to 2.13.0: a CPU build of that exact
@@ -16,7 +16,7 @@
 #
 # Usage: bash scripts/dev/setup_pyirt_env.sh   (idempotent; ~40 s; PYTHON=... to pick the
 # interpreter). Then e.g.
-#   .venv-pyirt/bin/python workflow/scripts/irt_validation_pyirt.py --help
+#   .venv-pyirt/bin/python workflow/scripts/irt_validation/pyirt_fit.py --help
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

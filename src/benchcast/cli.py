@@ -143,7 +143,7 @@ def validate_known_scores(entries, benchmarks: pd.DataFrame, M: np.ndarray, path
 
 
 def _load_matrix(data: str | Path):
-    from benchcast.studies.benchpress import load_matrix
+    from benchcast.studies.benchpress.analysis import load_matrix
 
     data = Path(data)
     paths = {k: data / f"{k}.parquet" for k in ("scores", "models", "benchmarks")}

@@ -316,7 +316,7 @@ def fit_mirt_2pl(responses: np.ndarray, observed: np.ndarray | None = None, *, d
     the previous zero-mean model.
 
     Against py-irt (the paper's variant of ``multidim_2pl``: 10 dims, hierarchical priors,
-    2,000 SVI epochs, lr 0.1, ``workflow/scripts/irt_validation_pyirt.py``), same 10%
+    2,000 SVI epochs, lr 0.1, ``workflow/scripts/irt_validation/pyirt_fit.py``), same 10%
     held-out cells (``/tmp/irt_validation`` masks), one thread: MuSR 110 s, held-out -0.3566
     (ours 0.5 s, -0.3528); QNLI 130 s, -0.2680 (ours 3-7 s, -0.2614).
 
@@ -930,7 +930,7 @@ def fit_mirt_2pl_svi(responses: np.ndarray, observed: np.ndarray | None = None, 
     the parameters at the lowest loss. This is that estimator without torch/pyro; unlike
     :func:`fit_mirt_2pl` (a MAP fit, ours) it reproduces the paper's parameters in
     distribution, which matters for P-IRT where k-means anchors are chosen on the raw
-    ``[disc, diff]``. See ``workflow/scripts/irt_validation_pyirt.py`` (``--variant paper``)
+    ``[disc, diff]``. See ``workflow/scripts/irt_validation/pyirt_fit.py`` (``--variant paper``)
     for the same model as a py-irt class.
 
     Model (hierarchical; ``1 / u`` is a standard deviation, as in the original)::
@@ -1008,7 +1008,7 @@ def fit_mirt_2pl_svi(responses: np.ndarray, observed: np.ndarray | None = None, 
     (224 x 756) ~2.1 s, QNLI's (43 x 5463) ~5.6 s with the default float64, ~1.8 s / ~3.6 s
     with ``dtype="float32"``; py-irt on the same data takes 13-140 s.
 
-    Checks against py-irt 0.7.1 (paper variant, ``workflow/scripts/irt_validation_pyirt.py``),
+    Checks against py-irt 0.7.1 (paper variant, ``workflow/scripts/irt_validation/pyirt_fit.py``),
     one thread. The one-sample loss equals a torch-distributions evaluation to ~1e-16 and
     the gradient agrees to ~1e-9 except in ``log alpha`` (~1e-4: torch's approximation of the
     implicit Gamma derivative). Held-out mean log-lik on the IRT-validation masks (10% of cells):

@@ -2,42 +2,47 @@
 # 7 x 12 grid is one job running all its hyper-parameter settings on the paper's 30 held-out folds;
 # then per-fold metrics, Table 11 / Table 3 / Figure 11 and the comparison with the paper.
 
-BP = config["benchpress"]
+BP = study_config("benchpress")
 BP_DATA = f"results/data/{BP['dataset']}"
 BP_RUNS = "results/runs/benchpress/grid/{transform}/{bpmethod}.parquet"
 BP_METRICS = "results/metrics/benchpress"
 BP_TABLES = "results/tables/benchpress"
 BP_FIGS = "results/figures/benchpress"
+BP_MATRIX = dict(scores=f"{BP_DATA}/scores.parquet", models=f"{BP_DATA}/models.parquet",
+                 benchmarks=f"{BP_DATA}/benchmarks.parquet")
 
-sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-from benchcast.studies.benchpress import validate_grid_config  # noqa: E402
+from benchcast.studies.benchpress.analysis import validate_grid_config  # noqa: E402
 
 # Fail at parse time on unknown transforms or methods, with the fix.
 BP_GRID = {(t, m): g for t, m, g in validate_grid_config(BP["transforms"], BP["methods"])}
+# The paper's held-out folds and the low-cost allow-list (Section 5), from the dataset's catalog entry.
+BP_FOLDS = catalog_file(BP["dataset"], "folds", "benchpress (the paper's held-out folds JSON, files.folds)")
+
+STUDY_DATASETS["benchpress"] = [BP["dataset"]]
+STUDY_OUTPUTS["benchpress"] = [
+    f"{BP_TABLES}/table11.csv", f"{BP_TABLES}/table3.csv", f"{BP_TABLES}/paper_vs_ours.csv",
+    f"{BP_TABLES}/paper_vs_ours.md", f"{BP_TABLES}/grid_acceptance.csv", f"{BP_FIGS}/figure11.png",
+    f"{BP_FIGS}/figure10.png", "results/models/benchpress/reliability.json", f"{BP_TABLES}/deploy_calibration.csv",
+    *([f"{BP_TABLES}/new_model_check.csv"] if BP["deploy"]["check"]["in_all"] else []),
+    f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv", f"{BP_TABLES}/section5_paper_vs_ours.csv",
+    f"{BP_FIGS}/figure5.png", f"{BP_FIGS}/figure7.png", f"{BP_TABLES}/hypotheses_paper_vs_ours.csv",
+    f"{BP_TABLES}/table17.csv", f"{BP_FIGS}/figure2.png",
+]
 
 wildcard_constraints:
     transform="[a-z]+",
     bpmethod="[a-z_]+",
 
 
-def bp_folds_file(wildcards=None):
-    if BP["dataset"] not in CATALOG.datasets:
-        raise ConfigError(f"config benchpress.dataset: '{BP['dataset']}' is not in the catalog {config['catalog']}")
-    spec = CATALOG[BP["dataset"]]
-    if "folds" not in spec.files:
-        raise ConfigError(f"catalog entry '{BP['dataset']}' has no 'folds' file; the BenchPress grid needs the "
-                          "paper's held-out folds JSON (files.folds)")
-    return str(spec.local_path(RAW_DIR, "folds", repo_dir=workflow.basedir))
+rule benchpress:
+    """Every output of the study (snakemake benchpress --cores all --configfile config/benchpress.yaml)."""
+    input:
+        STUDY_OUTPUTS["benchpress"],
 
 
-def bp_final_outputs():
-    return [f"{BP_TABLES}/table11.csv", f"{BP_TABLES}/table3.csv", f"{BP_TABLES}/paper_vs_ours.csv",
-            f"{BP_TABLES}/paper_vs_ours.md",
-            f"{BP_TABLES}/grid_acceptance.csv", f"{BP_FIGS}/figure11.png", f"{BP_FIGS}/figure10.png",
-            "results/models/benchpress/reliability.json", f"{BP_TABLES}/deploy_calibration.csv",
-            *([f"{BP_TABLES}/new_model_check.csv"] if BP["deploy"]["check"]["in_all"] else []), f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv",
-            f"{BP_TABLES}/section5_paper_vs_ours.csv", f"{BP_FIGS}/figure5.png", f"{BP_FIGS}/figure7.png",
-            f"{BP_TABLES}/hypotheses_paper_vs_ours.csv", f"{BP_TABLES}/table17.csv", f"{BP_FIGS}/figure2.png"]
+# Longest BenchPress jobs first (measured, quick default config: hypotheses 70 s, probes 54 s,
+# reliability 21 s, geometry 16 s, temporal 13 s; full study: reliability ~11 CPU min), so none of
+# them starts last and becomes a run's tail. Scheduling only: results do not depend on it.
 
 
 rule bp_paper_vs_ours:
@@ -56,17 +61,17 @@ rule bp_paper_vs_ours:
         md=f"{BP_TABLES}/paper_vs_ours.md",
     log:
         "logs/benchpress/paper_vs_ours.log",
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_paper_vs_ours.py"
+        "../scripts/benchpress/paper_vs_ours.py"
 
 
 rule bp_grid:
     """One (transform, method) pair of the grid: every hyper-parameter setting on every fold."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
-        folds=bp_folds_file,
+        **BP_MATRIX,
+        folds=BP_FOLDS,
     output:
         BP_RUNS,
     params:
@@ -77,8 +82,10 @@ rule bp_grid:
         "logs/benchpress/grid/{transform}/{bpmethod}.log",
     benchmark:
         "benchmarks/benchpress/grid/{transform}/{bpmethod}.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_grid.py"
+        "../scripts/benchpress/grid.py"
 
 
 rule bp_metrics:
@@ -90,8 +97,10 @@ rule bp_metrics:
         summary=f"{BP_METRICS}/grid_summary.parquet",
     log:
         "logs/benchpress/metrics.log",
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_metrics.py"
+        "../scripts/benchpress/metrics.py"
 
 
 rule bp_tables:
@@ -106,25 +115,16 @@ rule bp_tables:
         table3_md=f"{BP_TABLES}/table3.md",
         paper_vs_ours=f"{BP_TABLES}/grid_paper_vs_ours.csv",
         acceptance=f"{BP_TABLES}/grid_acceptance.csv",
-        figure11=report(f"{BP_FIGS}/figure11.png", caption="../report/bp_figure11.rst", category="BenchPress"),
+        figure11=report(f"{BP_FIGS}/figure11.png", caption="../report/benchpress/figure11.rst", category="BenchPress"),
     params:
         default=BP["default_predictor"],
         tolerance=BP["tolerance"],
     log:
         "logs/benchpress/tables.log",
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_tables.py"
-
-
-rule benchpress:
-    """Every BenchPress output (snakemake benchpress --cores all --configfile config/benchpress.yaml)."""
-    input:
-        bp_final_outputs(),
-
-
-# Longest BenchPress jobs first (measured, quick default config: hypotheses 70 s, probes 54 s,
-# reliability 21 s, geometry 16 s, temporal 13 s; full study: reliability ~11 CPU min), so none of
-# them starts last and becomes a run's tail. Scheduling only: results do not depend on it.
+        "../scripts/benchpress/tables.py"
 
 
 rule bp_reliability:
@@ -133,10 +133,8 @@ rule bp_reliability:
     intervals, trust calibration, and the paper's deployable hybrid model (calibrated on the folds;
     `benchcast complete` uses bp_deploy's, calibrated for new models)."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
-        folds=bp_folds_file,
+        **BP_MATRIX,
+        folds=BP_FOLDS,
         paper=BP["paper_values"],
     output:
         features="results/runs/benchpress/reliability/fold_features.parquet",
@@ -145,7 +143,7 @@ rule bp_reliability:
         trust=f"{BP_TABLES}/trust_calibration.csv",
         architectures=f"{BP_TABLES}/reliability_architectures.csv",
         paper_vs_ours=f"{BP_TABLES}/reliability_paper_vs_ours.csv",
-        figure10=report(f"{BP_FIGS}/figure10.png", caption="../report/bp_figure10.rst", category="BenchPress"),
+        figure10=report(f"{BP_FIGS}/figure10.png", caption="../report/benchpress/figure10.rst", category="BenchPress"),
         model="results/models/benchpress/reliability_folds.json",
     params:
         max_folds=BP["max_folds"],
@@ -156,8 +154,10 @@ rule bp_reliability:
         "logs/benchpress/reliability.log",
     benchmark:
         "benchmarks/benchpress/reliability.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_reliability.py"
+        "../scripts/benchpress/reliability.py"
 
 
 rule bp_geometry:
@@ -165,14 +165,12 @@ rule bp_geometry:
     the SVD of complete submatrices (Table 2) and the threshold filter (Table 1 rows reproducible
     from the released 84 x 133 matrix)."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
-        folds=bp_folds_file,
+        **BP_MATRIX,
+        folds=BP_FOLDS,
         paper=BP["paper_values"],
     output:
         sweep=f"{BP_TABLES}/figure4_rank_sweep.csv",
-        figure4=report(f"{BP_FIGS}/figure4.png", caption="../report/bp_figure4.rst", category="BenchPress"),
+        figure4=report(f"{BP_FIGS}/figure4.png", caption="../report/benchpress/figure4.rst", category="BenchPress"),
         table2=f"{BP_TABLES}/table2.csv",
         table1=f"{BP_TABLES}/table1.csv",
         paper_vs_ours=f"{BP_TABLES}/geometry_paper_vs_ours.csv",
@@ -185,26 +183,17 @@ rule bp_geometry:
         "logs/benchpress/geometry.log",
     benchmark:
         "benchmarks/benchpress/geometry.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_geometry.py"
-
-
-def bp_catalog_file(role):
-    def resolve(wildcards=None):
-        spec = CATALOG[BP["dataset"]]
-        if role not in spec.files:
-            raise ConfigError(f"catalog entry '{BP['dataset']}' has no '{role}' file (needed by Section 5)")
-        return str(spec.local_path(RAW_DIR, role, repo_dir=workflow.basedir))
-    return resolve
+        "../scripts/benchpress/geometry.py"
 
 
 rule bp_ranking:
     """Table 6: pairwise ranking preservation of the default predictor's held-out predictions."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
-        folds=bp_folds_file,
+        **BP_MATRIX,
+        folds=BP_FOLDS,
     output:
         f"{BP_TABLES}/table6.csv",
     params:
@@ -214,21 +203,21 @@ rule bp_ranking:
         "logs/benchpress/ranking.log",
     benchmark:
         "benchmarks/benchpress/ranking.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_ranking.py"
+        "../scripts/benchpress/ranking.py"
 
 
 rule bp_temporal:
     """Section 5.3: new models predicted from older models plus k revealed scores (Figure 7, Table 16)."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+        **BP_MATRIX,
     output:
         per_seed="results/runs/benchpress/temporal.parquet",
         table16=f"{BP_TABLES}/table16.csv",
         figure7=f"{BP_TABLES}/figure7.csv",
-        figure7_png=report(f"{BP_FIGS}/figure7.png", caption="../report/bp_figure7.rst", category="BenchPress"),
+        figure7_png=report(f"{BP_FIGS}/figure7.png", caption="../report/benchpress/figure7.rst", category="BenchPress"),
     params:
         ks=BP["section5"]["temporal_ks"],
         n_seeds=BP["section5"]["temporal_seeds"],
@@ -240,34 +229,36 @@ rule bp_temporal:
         "logs/benchpress/temporal.log",
     benchmark:
         "benchmarks/benchpress/temporal.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_temporal.py"
+        "../scripts/benchpress/temporal.py"
 
 
 rule bp_probes:
     """Sections 5.1-5.2: greedy probe sets (Table 5, Figure 5, Figure 1(b)), the random baseline,
     ranking accuracy along each prefix (Figure 6)."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
-        allowlist=bp_catalog_file("allowlist"),
+        **BP_MATRIX,
+        allowlist=catalog_file(BP["dataset"], "allowlist", "benchpress Section 5 (the low-cost allow-list)"),
     output:
         table5=f"{BP_TABLES}/table5.csv",
         random=f"{BP_TABLES}/figure5_random_baseline.csv",
         figure6=f"{BP_TABLES}/figure6.csv",
-        figure5_png=report(f"{BP_FIGS}/figure5.png", caption="../report/bp_figure5.rst", category="BenchPress"),
+        figure5_png=report(f"{BP_FIGS}/figure5.png", caption="../report/benchpress/figure5.rst", category="BenchPress"),
     params:
         steps=BP["section5"]["probe_steps"],
-        runs=[tuple(r.split("/")) for r in BP["section5"]["probe_runs"]],
+        runs=BP["section5"]["probe_runs"],   # objective/pool
         n_random_seeds=BP["section5"]["random_seeds"],
     priority: 9
     log:
         "logs/benchpress/probes.log",
     benchmark:
         "benchmarks/benchpress/probes.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_probes.py"
+        "../scripts/benchpress/probes.py"
 
 
 rule bp_section5_summary:
@@ -281,18 +272,18 @@ rule bp_section5_summary:
         f"{BP_TABLES}/section5_paper_vs_ours.csv",
     log:
         "logs/benchpress/section5_summary.log",
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_section5_summary.py"
+        "../scripts/benchpress/section5_summary.py"
 
 
 rule bp_hypotheses:
     """Section 6.1: benchmark-side H1-H7 (Table 7) and model-side H1-H9 (Table 8), each under MedAPE
     and MedAE, with the paper's p-values side by side."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
-        folds=bp_folds_file,
+        **BP_MATRIX,
+        folds=BP_FOLDS,
         paper=BP["paper_values"],
     output:
         table7=f"{BP_TABLES}/table7.csv",
@@ -310,8 +301,10 @@ rule bp_hypotheses:
         "logs/benchpress/hypotheses.log",
     benchmark:
         "benchmarks/benchpress/hypotheses.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_hypotheses.py"
+        "../scripts/benchpress/hypotheses.py"
 
 
 rule bp_table17:
@@ -324,36 +317,36 @@ rule bp_table17:
         levels=BP["conformal_levels"],
     log:
         "logs/benchpress/table17.log",
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_table17.py"
+        "../scripts/benchpress/table17.py"
 
 
 rule bp_matrix_figures:
     """Figures 2-3 / Section 3.2: observation pattern and composition of the score matrix."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+        **BP_MATRIX,
     output:
-        figure2=report(f"{BP_FIGS}/figure2.png", caption="../report/bp_figure2.rst", category="BenchPress"),
-        figure3=report(f"{BP_FIGS}/figure3.png", caption="../report/bp_figure2.rst", category="BenchPress"),
+        figure2=report(f"{BP_FIGS}/figure2.png", caption="../report/benchpress/figure2.rst", category="BenchPress"),
+        figure3=report(f"{BP_FIGS}/figure3.png", caption="../report/benchpress/figure2.rst", category="BenchPress"),
         summary=f"{BP_TABLES}/matrix_summary.csv",
         by_category=f"{BP_TABLES}/matrix_by_category.csv",
         by_quarter=f"{BP_TABLES}/matrix_by_quarter.csv",
         provenance=f"{BP_TABLES}/matrix_provenance.csv",
     log:
         "logs/benchpress/matrix_figures.log",
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_matrix_figures.py"
+        "../scripts/benchpress/matrix_figures.py"
 
 
 rule bp_deploy:
     """The reliability model `benchcast complete` uses, calibrated for a genuinely new model: every
     calibration model is removed from the matrix and completed from k of its scores."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+        **BP_MATRIX,
     output:
         model="results/models/benchpress/reliability.json",
         cells="results/runs/benchpress/deploy/calibration_cells.parquet",
@@ -367,17 +360,17 @@ rule bp_deploy:
         "logs/benchpress/deploy.log",
     benchmark:
         "benchmarks/benchpress/deploy.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_deploy.py"
+        "../scripts/benchpress/deploy.py"
 
 
 rule bp_new_model_check:
     """Acceptance of the deploy model: held-out models removed from the matrix, the model rebuilt
     without them, each completed from k known scores; interval coverage and trust calibration."""
     input:
-        scores=f"{BP_DATA}/scores.parquet",
-        models=f"{BP_DATA}/models.parquet",
-        benchmarks=f"{BP_DATA}/benchmarks.parquet",
+        **BP_MATRIX,
     output:
         cells="results/runs/benchpress/deploy/new_model_check.parquet",
         summary=f"{BP_TABLES}/new_model_check.csv",
@@ -391,5 +384,7 @@ rule bp_new_model_check:
         "logs/benchpress/new_model_check.log",
     benchmark:
         "benchmarks/benchpress/new_model_check.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/bp_new_model_check.py"
+        "../scripts/benchpress/new_model_check.py"

@@ -1,4 +1,5 @@
-# Config validation (JSON schema with defaults), the catalog, and helpers shared by rules.
+# What every study uses: the shared config (validated here; each study validates its own key when
+# selected), the catalog, the study registry, and the helpers of the shared data rules.
 import dataclasses
 import re
 import sys
@@ -12,8 +13,6 @@ validate(config, schema="../schemas/config.schema.yaml")
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # run from a clone without pip install -e
 from benchcast.data.catalog import load_catalog  # noqa: E402
-from benchcast.data.item_level import iter_item_datasets  # noqa: E402
-from benchcast.methods import REGISTRY  # noqa: E402
 from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_file  # noqa: E402
 from benchcast.errors import ConfigError  # noqa: E402
 from benchcast.workflow_support import exit_without_idle_tail  # noqa: E402
@@ -22,36 +21,37 @@ if not exit_without_idle_tail():
     print("benchcast: this Snakemake has no JobScheduler._schedule_reevalutation; runs may end with up to "
           "60 s of idle time (profiles/default max-jobs-per-timespan)", file=sys.stderr)
 
+# The study registry: a study S is workflow/rules/S.smk (its rules, its target rule S, its outputs in
+# STUDY_OUTPUTS[S], the datasets it reads in STUDY_DATASETS[S]), workflow/schemas/S.schema.yaml (config
+# key S), workflow/scripts/S/, workflow/report/S/ and the package benchcast.studies.S.
+STUDIES = ("misses_the_mark", "benchpress", "irt_validation")
+for _study in config["studies"]:
+    if _study not in STUDIES:
+        raise ConfigError(f"config studies: unknown study '{_study}'. Known: {', '.join(STUDIES)}")
+STUDY_OUTPUTS = {}
+STUDY_DATASETS = {}
+
+# Every rule runs in this environment under --sdm conda (the pip install of requirements.txt).
+BENCHCAST_ENV = "../envs/benchcast.yaml"
+
 CATALOG = load_catalog(config["catalog"])
 RAW_DIR = config["raw_dir"]
 check_raw_dir(RAW_DIR)
 URL_TEMPLATE = config.get("url_template") or CATALOG.url_template
 DOWNLOAD_SOURCES, DOWNLOAD_PATHS = download_targets(CATALOG)
-MTM = config["misses_the_mark"]
-
-# Fail at parse time, with the fix, rather than deep inside a job (for the studies `all` builds).
-if "misses_the_mark" in config["studies"]:
-    iter_item_datasets(MTM["datasets"], CATALOG)
-# Every dataset the selected studies read (rule `data` ingests them, downloading first in download mode).
-STUDY_DATASETS = list(MTM["datasets"]) if "misses_the_mark" in config["studies"] else []
-if "benchpress" in config["studies"]:
-    STUDY_DATASETS.append(config["benchpress"]["dataset"])
-MTM_METHODS = [m.get("label", m["name"]) for m in MTM["methods"]]  # the {method} wildcard
-MTM_METHOD_NAME = {m.get("label", m["name"]): m["name"] for m in MTM["methods"]}
-MTM_METHOD_PARAMS = {m.get("label", m["name"]): dict(m.get("params", {})) for m in MTM["methods"]}
-for _m in MTM_METHOD_NAME.values():
-    if _m not in REGISTRY:
-        raise ConfigError(
-            f"config misses_the_mark.methods: unknown method '{_m}'. Known: {', '.join(sorted(REGISTRY))}"
-        )
-if len(set(MTM_METHODS)) != len(MTM_METHODS):
-    raise ConfigError("config misses_the_mark.methods: a method is listed twice; give repeats a distinct label")
 
 wildcard_constraints:
     dataset="[A-Za-z0-9_]+",
     split="interpolation|extrapolation",
     method="[a-z0-9_]+",
     n=r"\d+",
+
+
+def study_config(study):
+    """config[study], validated against workflow/schemas/<study>.schema.yaml, defaults filled in."""
+    section = config.setdefault(study, {})
+    validate(section, schema=f"../schemas/{study}.schema.yaml")
+    return section
 
 
 def names_regex(names):
@@ -61,6 +61,16 @@ def names_regex(names):
 
 def catalog_entry(name):
     return dataclasses.asdict(CATALOG[name])
+
+
+def catalog_file(dataset, role, needed_by):
+    """The local path of one file of a catalog entry (raw_dir, or the repository for `source: repo`)."""
+    if dataset not in CATALOG.datasets:
+        raise ConfigError(f"{needed_by}: dataset '{dataset}' is not in the catalog {config['catalog']}")
+    spec = CATALOG[dataset]
+    if role not in spec.files:
+        raise ConfigError(f"catalog entry '{dataset}' has no '{role}' file (needed by {needed_by})")
+    return str(spec.local_path(RAW_DIR, role, repo_dir=workflow.basedir))
 
 
 def ingested(dataset):

@@ -1,10 +1,4 @@
-# Raw files -> validated Parquet tables.
-
-
-rule data:
-    """Ingest every dataset the selected studies use (downloading its files first in download mode)."""
-    input:
-        [ingested(d) for d in STUDY_DATASETS],
+# Shared by every study: raw files (downloaded in download mode) -> validated Parquet tables.
 
 
 rule download_raw:
@@ -26,8 +20,10 @@ rule download_raw:
     wildcard_constraints:
         source=names_regex(DOWNLOAD_SOURCES),
         path=names_regex(DOWNLOAD_PATHS),
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/download_raw.py"
+        "../scripts/data/download_raw.py"
 
 
 rule ingest_item_dataset:
@@ -48,8 +44,10 @@ rule ingest_item_dataset:
         "logs/ingest/{dataset}.log",
     benchmark:
         "benchmarks/ingest/{dataset}.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/ingest_item_dataset.py"
+        "../scripts/data/ingest_item_dataset.py"
 
 
 rule ingest_aggregate_dataset:
@@ -69,5 +67,7 @@ rule ingest_aggregate_dataset:
         "logs/ingest/{dataset}.log",
     benchmark:
         "benchmarks/ingest/{dataset}.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/ingest_aggregate_dataset.py"
+        "../scripts/data/ingest_aggregate_dataset.py"

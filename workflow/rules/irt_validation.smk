@@ -1,9 +1,20 @@
-# IRT validation: our MIRT-2PL MAP fit (benchcast.irt) vs py-irt's multidim_2pl, on held-out cells.
-# Not part of `all`: py-irt lives in its own venv (bash scripts/dev/setup_pyirt_env.sh), then
-#   snakemake --cores 2 irt_validation
+# IRT validation: our MIRT-2PL fit (benchcast.irt) vs py-irt's multidim_2pl, on held-out cells.
+# py-irt lives in its own venv (bash scripts/dev/setup_pyirt_env.sh), so the study is not in the
+# default `studies`:  snakemake irt_validation --cores 2 --config 'studies=[irt_validation]'
 
-IRTV = config["irt_validation"]
+from benchcast.methods.irt_methods import check_fit_params  # noqa: E402
+
+IRTV = study_config("irt_validation")
+IRTV_FIT = check_fit_params({**IRTV["fit"], "dims": IRTV["dims"]})
 IRTV_DIR = "results/irt_validation/{dataset}"
+# py-irt pins pandas<3: its rule has an environment of its own (under --sdm conda set pyirt_python: python)
+PYIRT_ENV = "../envs/pyirt.yaml"
+STUDY_DATASETS["irt_validation"] = list(IRTV["datasets"])
+STUDY_OUTPUTS["irt_validation"] = [
+    "results/tables/irt_validation/fits.csv",
+    "results/tables/irt_validation/comparison.csv",
+    "results/tables/irt_validation/report.md",
+]
 
 
 rule irtv_mask:
@@ -19,8 +30,10 @@ rule irtv_mask:
         seed=config["seed"],
     log:
         "logs/irt_validation/{dataset}/mask.log",
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/irtv_mask.py"
+        "../scripts/irt_validation/mask.py"
 
 
 rule irtv_ours:
@@ -33,14 +46,16 @@ rule irtv_ours:
     output:
         f"{IRTV_DIR}/benchcast.npz",
     params:
-        irt=lambda w: {**mtm_irt_fit_params("interpolation"), "dims": IRTV["dims"]},   # the fitter P-IRT uses in interpolation
+        irt=IRTV_FIT,
         seed=config["seed"],
     log:
         "logs/irt_validation/{dataset}/benchcast.log",
     benchmark:
         "benchmarks/irt_validation/{dataset}/benchcast.tsv"
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/irtv_ours.py"
+        "../scripts/irt_validation/ours.py"
 
 
 rule irtv_pyirt:
@@ -49,7 +64,7 @@ rule irtv_pyirt:
         models="results/data/{dataset}/models.parquet",
         responses="results/data/{dataset}/responses.parquet",
         mask=f"{IRTV_DIR}/mask.npy",
-        script=f"{workflow.basedir}/workflow/scripts/irt_validation_pyirt.py",
+        script=f"{workflow.basedir}/workflow/scripts/irt_validation/pyirt_fit.py",
     output:
         f"{IRTV_DIR}/pyirt_{{variant}}.npz",
     wildcard_constraints:
@@ -64,6 +79,8 @@ rule irtv_pyirt:
         "logs/irt_validation/{dataset}/pyirt_{variant}.log",
     benchmark:
         "benchmarks/irt_validation/{dataset}/pyirt_{variant}.tsv"
+    conda:
+        PYIRT_ENV
     shell:
         """
         if [ ! -x {params.python} ]; then
@@ -85,15 +102,17 @@ rule irt_validation:
         responses=expand("results/data/{dataset}/responses.parquet", dataset=IRTV["datasets"]),
         item_tables=expand("results/data/{dataset}/items.parquet", dataset=IRTV["datasets"]),
     output:
-        fits="results/tables/irt_validation/fits.csv",
-        comparison="results/tables/irt_validation/comparison.csv",
-        report=report("results/tables/irt_validation/report.md", caption="../report/irt_validation.rst",
-                      category="Misses the mark", subcategory="IRT validation"),
+        fits=STUDY_OUTPUTS["irt_validation"][0],
+        comparison=STUDY_OUTPUTS["irt_validation"][1],
+        report=report(STUDY_OUTPUTS["irt_validation"][2], caption="../report/irt_validation/report.rst",
+                      category="IRT validation"),
     params:
         datasets=IRTV["datasets"],
         variants=IRTV["variants"],
         settings=IRTV,
     log:
         "logs/irt_validation/report.log",
+    conda:
+        BENCHCAST_ENV
     script:
-        "../scripts/irtv_report.py"
+        "../scripts/irt_validation/report.py"

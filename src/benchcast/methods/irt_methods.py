@@ -84,12 +84,14 @@ def check_binary(source: np.ndarray, what: str = "source scores") -> None:
                         "use P-IRT/GP-IRT only on accuracy benchmarks (the paper's footnote 1)")
 
 
-def _fit_params(irt_params: dict | None) -> dict:
+def check_fit_params(irt_params: dict | None) -> dict:
+    """The IRT fit settings every study shares (``fitter`` and that fitter's keyword arguments,
+    :data:`IRT_FITTER_KEYS`), checked: an unknown fitter or a key it does not take is a ConfigError."""
     params = dict(irt_params or {})
     fitter = params.get("fitter", "map")
     if fitter not in IRT_FITTER_KEYS:
         raise ConfigError(f"unknown IRT fitter {fitter!r}; choose one of {', '.join(IRT_FITTER_KEYS)} "
-                          "(misses_the_mark.irt.fitter)")
+                          "(config misses_the_mark.irt.fitter or irt_validation.fit.fitter)")
     unknown = set(params) - {"fitter"} - set(IRT_FITTER_KEYS[fitter])
     if unknown:
         raise ConfigError(f"IRT parameter(s) {sorted(unknown)} do not apply to fitter {fitter!r}; it takes "
@@ -100,7 +102,7 @@ def _fit_params(irt_params: dict | None) -> dict:
 def fit_irt(responses: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None,
             observed: np.ndarray | None = None) -> irt.IRTParams:
     """Fit the multidimensional 2PL with the configured fitter (``fitter``: ``map`` default, or ``svi``)."""
-    params = _fit_params(irt_params)
+    params = check_fit_params(irt_params)
     fitter = params.pop("fitter", "map")
     if fitter == "svi":
         return irt.fit_mirt_2pl_svi(responses, observed, rng=rng, **params)
@@ -111,7 +113,7 @@ def heldout_bias(source: np.ndarray, rng: np.random.Generator, irt_params: dict 
                  every: int = 5) -> float:
     """tinyBenchmarks' estimate of P-IRT's error: refit without models ``0, every, 2*every, ...``,
     estimate those models' abilities on the even items, average |predicted - true| on the odd items."""
-    params = _fit_params(irt_params)
+    params = check_fit_params(irt_params)
     m = source.shape[0]
     val = np.arange(0, m, every)
     train = np.setdiff1d(np.arange(m), val)
@@ -128,7 +130,7 @@ def fit_trial_irt(source: np.ndarray, rng: np.random.Generator, irt_params: dict
                   with_bias: bool = True) -> IRTTrialFit:
     """One trial's IRT: the full source fit and (for GP-IRT) the held-out bias ``b``."""
     check_binary(source)
-    params = _fit_params(irt_params)
+    params = check_fit_params(irt_params)
     t0 = time.perf_counter()
     fit = fit_irt(source, rng, params)
     t1 = time.perf_counter()
@@ -207,7 +209,7 @@ class _IRTMethod(Method):
     needs_prefit = "irt"
 
     def __init__(self, irt: dict | None = None, bias_every: int = 5):
-        self.irt_params = _fit_params(irt)
+        self.irt_params = check_fit_params(irt)
         self.bias_every = int(bias_every)
 
     def params(self):

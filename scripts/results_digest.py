@@ -1,0 +1,75 @@
+"""Digest of a workflow's outputs, to show that a refactoring changed no result.
+
+    python scripts/results_digest.py results > before.tsv          # sha256 <TAB> path, sorted
+    python scripts/results_digest.py results --compare before.tsv  # exit 1 unless the same multiset
+
+Every Parquet and CSV file under the folder counts, except timing files (``results/timing/``,
+``timing.parquet``, and the ``timing`` tables the run jobs write): they hold wall-clock seconds.
+Paths may move: ``--compare`` lists each file whose digest is found under another path
+(old -> new) and fails only when a digest is missing or new.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+SUFFIXES = {".parquet", ".csv"}
+
+
+def is_timing(path: Path) -> bool:
+    return "timing" in path.parts or path.stem == "timing" or path.stem.endswith("_timing")
+
+
+def digests(root: Path) -> list[tuple[str, str]]:
+    rows = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.suffix in SUFFIXES and not is_timing(path.relative_to(root)):
+            rows.append((hashlib.sha256(path.read_bytes()).hexdigest(), str(path)))
+    return sorted(rows)
+
+
+def read_digests(path: Path) -> list[tuple[str, str]]:
+    return [tuple(line.split("\t", 1)) for line in path.read_text().splitlines() if line.strip()]
+
+
+def compare(before: list[tuple[str, str]], after: list[tuple[str, str]]) -> tuple[list[str], bool]:
+    """Lines describing the differences, and whether the multisets of digests are equal."""
+    old, new = defaultdict(list), defaultdict(list)
+    for digest, path in before:
+        old[digest].append(path)
+    for digest, path in after:
+        new[digest].append(path)
+    lines, same = [], True
+    for digest in sorted(set(old) | set(new)):
+        a, b = sorted(old.get(digest, [])), sorted(new.get(digest, []))
+        if len(a) != len(b):
+            same = False
+            lines.append(f"CHANGED {digest[:12]}: {len(a)} file(s) before {a}, {len(b)} after {b}")
+        elif a != b:
+            moved_from = [p for p in a if p not in b]
+            moved_to = [p for p in b if p not in a]
+            lines += [f"moved {src} -> {dst}" for src, dst in zip(moved_from, moved_to)]
+    return lines, same
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("root", type=Path, help="the results folder")
+    parser.add_argument("--compare", type=Path, help="a digest file written before")
+    args = parser.parse_args(argv)
+    rows = digests(args.root)
+    if args.compare is None:
+        sys.stdout.writelines(f"{d}\t{p}\n" for d, p in rows)
+        return 0
+    lines, same = compare(read_digests(args.compare), rows)
+    print("\n".join(lines) if lines else "identical paths and bytes")
+    print(f"{len(rows)} files; multiset of digests {'identical' if same else 'DIFFERS'}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,207 @@
+"""The jobs of the "misses the mark" study for one config: which cells run, what each job reads,
+which parameters it gets, which outputs the study promises.
+
+``workflow/rules/misses_the_mark.smk`` wires files with this; keeping the logic here makes it
+testable without Snakemake and keeps the rules file to rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from benchcast.data.catalog import Catalog
+from benchcast.data.item_level import iter_item_datasets
+from benchcast.errors import ConfigError
+from benchcast.methods import REGISTRY
+
+RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
+TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
+SPLITS = "results/splits/misses_the_mark/{dataset}/{split}.parquet"
+TABLES = "results/tables/misses_the_mark"
+FIGURES = "results/figures/misses_the_mark"
+IRT = "results/irt/misses_the_mark/{dataset}/{split}"
+IRT_TIMING = "results/timing/misses_the_mark/{dataset}/{split}/irt.parquet"
+LASSO = "results/lasso/misses_the_mark/{dataset}/{split}/{method}"
+
+# Longest jobs first, so that on few cores no long job starts last and becomes the run's tail.
+# The IRT fits have priority 10; Random-Search-Learn's cost grows with the budget (MuSR/IFEval/MATH
+# n = 200: ~530 s; n = 50: 25-70 s); PCA and Lasso come next (up to ~100 s); every other job takes
+# a few seconds. Scheduling only: results do not depend on it.
+RUN_PRIORITY = {"random_search_learn": 6, "pca": 3, "lasso": 3}
+#: Methods whose run jobs need more memory than the default (measured peaks ~2-3 GB on QNLI).
+LARGE_MEMORY = ("random_search_learn", "pca")
+
+
+def dataset_tables(dataset: str) -> dict[str, str]:
+    """The ingested tables a job of this study reads for one dataset."""
+    return {"models": f"results/data/{dataset}/models.parquet",
+            "responses": f"results/data/{dataset}/responses.parquet",
+            "item_table": f"results/data/{dataset}/items.parquet"}
+
+
+def check_budgets(budgets: Mapping[str, list[int]], specs) -> None:
+    """Refuse, before any job runs, a budget larger than a dataset's items (catalog ``n_items``).
+
+    ``budgets`` maps a config key (``misses_the_mark.budgets``) to its budgets; ``specs`` are the
+    catalog entries of the datasets it applies to. Entries without ``n_items`` are checked by the
+    run job itself (the ``Oracle`` refuses a budget past the items it has).
+    """
+    for key, values in budgets.items():
+        for spec in specs:
+            too_big = sorted(n for n in values if spec.n_items is not None and n > spec.n_items)
+            if too_big:
+                raise ConfigError(
+                    f"config {key}: budget {too_big[-1]} is more than the {spec.n_items} items of dataset "
+                    f"'{spec.name}' (catalog n_items). Fix: use budgets of at most {spec.n_items} in {key}, "
+                    f"or leave '{spec.name}' out of misses_the_mark.datasets")
+
+
+@dataclass
+class Plan:
+    """The study's jobs for ``config["misses_the_mark"]`` (validated, defaults filled in).
+
+    Construction checks what can be checked before any job runs: the datasets are item-level
+    catalog entries, the methods are registered and labelled uniquely, the budgets fit the
+    datasets.
+    """
+
+    config: Mapping
+    catalog: Catalog
+    method_name: dict[str, str] = field(init=False)
+    _method_params: dict[str, dict] = field(init=False)
+
+    def __post_init__(self) -> None:
+        cfg = self.config
+        iter_item_datasets(cfg["datasets"], self.catalog)
+        labels = [m.get("label", m["name"]) for m in cfg["methods"]]
+        if len(set(labels)) != len(labels):
+            raise ConfigError("config misses_the_mark.methods: a method is listed twice; give repeats a distinct label")
+        self.method_name = {m.get("label", m["name"]): m["name"] for m in cfg["methods"]}
+        self._method_params = {m.get("label", m["name"]): dict(m.get("params", {})) for m in cfg["methods"]}
+        unknown = sorted(set(cfg.get("trials_by_method", {})) - set(labels))
+        if unknown:
+            raise ConfigError(f"config misses_the_mark.trials_by_method: {', '.join(unknown)} is not a configured "
+                              f"method label ({', '.join(labels)})")
+        for name in self.method_name.values():
+            if name not in REGISTRY:
+                raise ConfigError(f"config misses_the_mark.methods: unknown method '{name}'. "
+                                  f"Known: {', '.join(sorted(REGISTRY))}")
+        check_budgets({"misses_the_mark.budgets": cfg["budgets"]}, iter_item_datasets(cfg["datasets"], self.catalog))
+        fig5 = cfg["figure5"]
+        check_budgets({"misses_the_mark.figure5.aipw_n / random_sampling_n": [fig5["aipw_n"], fig5["random_sampling_n"]]},
+                      [self.catalog[self.figure5_dataset]])
+
+    # -- methods -------------------------------------------------------------------------------
+    @property
+    def methods(self) -> list[str]:
+        """The method labels (the ``{method}`` wildcard), in config order."""
+        return list(self.method_name)
+
+    def _registered(self, label: str):
+        name = self.method_name.get(label, label)  # Figure 5 may ask for an unconfigured AIPW
+        return REGISTRY.get(name)
+
+    def prefit(self, label: str) -> str | None:
+        """The budget-independent per-trial fit a method reuses ("irt", "lasso") or None."""
+        method = self._registered(label)
+        return method.needs_prefit if method is not None else None
+
+    def method_params(self, label: str, split: str) -> dict:
+        """Only this method's parameters (changing another method's does not rerun its jobs);
+        P-IRT / GP-IRT get the shared IRT fit's settings for the split, and ``trials_by_method``
+        becomes the harness's ``max_trials``."""
+        params = dict(self._method_params.get(label, {}))
+        if self.prefit(label) == "irt":
+            if "irt" in params:
+                raise ConfigError(f"config misses_the_mark.methods: {label} takes its IRT settings from "
+                                  "misses_the_mark.irt (one fit shared by P-IRT and GP-IRT); remove params.irt")
+            params["irt"] = self.irt_fit_params(split)
+        if label in self.config.get("trials_by_method", {}):
+            params["max_trials"] = int(self.config["trials_by_method"][label])
+        return params
+
+    def lasso_params(self, label: str) -> dict:
+        """A Lasso configuration's path settings (``max_trials`` limits the run jobs only)."""
+        return {k: v for k, v in self._method_params.get(label, {}).items() if k != "max_trials"}
+
+    def run_priority(self, label: str, n: int | str) -> int:
+        base = RUN_PRIORITY.get(self.method_name.get(label, label), 0)
+        if not base:
+            return 0
+        return base + sum(int(n) >= b for b in (100, 200))  # larger budgets of these methods cost more
+
+    def run_memory_mb(self, label: str) -> int:
+        return 4000 if label in LARGE_MEMORY else 1500
+
+    @property
+    def irt_with_bias(self) -> bool:
+        """GP-IRT's lambda needs a second, held-out fit; skip it when only P-IRT is configured."""
+        return any(REGISTRY[n].needs_prefit == "irt" and getattr(REGISTRY[n], "wants_bias", False)
+                   for n in self.method_name.values())
+
+    # -- IRT -----------------------------------------------------------------------------------
+    def irt_settings(self, split: str) -> dict:
+        """``misses_the_mark.irt`` for one split: the shared settings with the split's ``by_split`` overrides."""
+        irt = self.config["irt"]
+        settings = {k: v for k, v in irt.items() if k != "by_split"}
+        settings.update(irt.get("by_split", {}).get(split, {}))
+        return settings
+
+    def irt_fit_params(self, split: str) -> dict:
+        """The fitter's keyword arguments (what P-IRT / GP-IRT record in their params)."""
+        return {k: v for k, v in self.irt_settings(split).items() if k != "share_identical_sources"}
+
+    def irt_shares_identical_sources(self, split: str) -> bool:
+        return bool(self.irt_settings(split).get("share_identical_sources", True))
+
+    # -- jobs ----------------------------------------------------------------------------------
+    def run_inputs(self, dataset: str, split: str, label: str) -> dict[str, str]:
+        """A run job's inputs: the data, the split and, for methods with a per-trial prefit, that fit."""
+        inputs = {**dataset_tables(dataset), "splits": SPLITS.format(dataset=dataset, split=split)}
+        prefit = self.prefit(label)
+        if prefit == "irt":  # P-IRT / GP-IRT reuse the trial's IRT fit across budgets
+            base = IRT.format(dataset=dataset, split=split)
+            inputs.update(irt_items=f"{base}/items.parquet", irt_trials=f"{base}/trials.parquet",
+                          irt_anchors=f"{base}/anchors.parquet",
+                          irt_timing=IRT_TIMING.format(dataset=dataset, split=split))
+        elif prefit == "lasso":  # Lasso: one regularisation path per trial serves every budget
+            base = LASSO.format(dataset=dataset, split=split, method=label)
+            inputs.update(lasso_fits=f"{base}/fits.parquet", lasso_items=f"{base}/items.parquet",
+                          lasso_timing=f"{base}/timing.parquet")
+        return inputs
+
+    def cells(self) -> list[dict]:
+        cfg = self.config
+        return [dict(dataset=d, split=s, method=m, n=n)
+                for d in cfg["datasets"] for s in cfg["splits"] for m in self.methods for n in cfg["budgets"]]
+
+    def cell_files(self, template: str) -> list[str]:
+        return [template.format(**c) for c in self.cells()]
+
+    @property
+    def figure5_dataset(self) -> str:
+        ds = self.config["figure5"]["dataset"]
+        if ds != "auto":
+            return ds
+        # "largest available dataset": most items, then most models (catalog expectations)
+        return max(self.config["datasets"],
+                   key=lambda d: (self.catalog[d].n_items or 0, self.catalog[d].n_models or 0, d))
+
+    def figure5_run(self, method: str, n: int) -> str:
+        return RUNS.format(dataset=self.figure5_dataset, split=self.config["figure5"]["split"], method=method, n=n)
+
+    def heatmaps(self, folder: str, suffix: str) -> list[str]:
+        return [f"{folder}/heatmap_{s}_n{n}.{suffix}" for s in self.config["splits"] for n in self.config["budgets"]]
+
+    def final_outputs(self) -> list[str]:
+        return [f"{TABLES}/paper_vs_ours.csv", f"{TABLES}/paper_vs_ours.md", f"{TABLES}/table1.csv",
+                f"{TABLES}/table2.csv", f"{TABLES}/figure4.csv", f"{FIGURES}/figure5.png",
+                *interleave(self.heatmaps(FIGURES, "png"), self.heatmaps(TABLES, "md"))]
+
+    def titles(self, datasets: Iterable[str]) -> dict[str, str]:
+        return {d: self.catalog[d].title for d in datasets}
+
+
+def interleave(a: list[str], b: list[str]) -> list[str]:
+    return [x for pair in zip(a, b) for x in pair]

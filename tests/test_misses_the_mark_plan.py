@@ -1,0 +1,101 @@
+"""benchcast.studies.misses_the_mark.plan: the jobs, inputs and parameters a config asks for,
+on the repository's own configs (merged as Snakemake merges --configfile overlays)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import update_config, validate
+
+from benchcast.data.catalog import load_catalog
+from benchcast.errors import ConfigError
+from benchcast.studies.misses_the_mark.plan import Plan, check_budgets
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = str(REPO / "workflow" / "schemas" / "misses_the_mark.schema.yaml")
+
+
+def study_config(*files: str) -> dict:
+    """config/config.yaml, then each overlay, merged key by key; the study's key validated."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    for f in files:
+        update_config(config, yaml.safe_load((REPO / "config" / f).read_text()))
+    section = config["misses_the_mark"]
+    validate(section, SCHEMA)
+    return section
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(REPO / "config" / "catalog.yaml")
+
+
+def test_full_grid_cells_and_outputs(catalog):
+    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    assert len(plan.methods) == 12 and "pca_k2" in plan.methods and plan.method_name["pca_k2"] == "pca"
+    assert len(plan.cells()) == 12 * 2 * 3 * 12
+    assert plan.figure5_dataset == max(plan.config["datasets"], key=lambda d: (catalog[d].n_items, catalog[d].n_models, d))
+    outs = plan.final_outputs()
+    assert len(outs) == 6 + 2 * 2 * 3 and len(set(outs)) == len(outs)
+
+
+def test_reduced_overlay_changes_only_random_search_learn(catalog):
+    full = Plan(study_config("misses_the_mark.yaml"), catalog)
+    reduced = Plan(study_config("misses_the_mark.yaml", "misses_the_mark_reduced.yaml"), catalog)
+    assert reduced.cells() == full.cells()
+    for label in full.methods:
+        for split in ("interpolation", "extrapolation"):
+            a, b = full.method_params(label, split), reduced.method_params(label, split)
+            if label == "random_search_learn":
+                assert b == {**a, "max_trials": 5}
+            else:
+                assert a == b
+
+
+def test_method_params_carry_the_shared_irt_fit_per_split(catalog):
+    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    interp = plan.method_params("p_irt", "interpolation")["irt"]
+    extra = plan.method_params("gp_irt", "extrapolation")["irt"]
+    assert interp == {"dims": 10, "fitter": "map"}
+    assert extra["fitter"] == "svi" and extra["dtype"] == "float32" and "share_identical_sources" not in extra
+    assert plan.irt_shares_identical_sources("interpolation") and not plan.irt_shares_identical_sources("extrapolation")
+    assert "irt" not in plan.method_params("aipw", "interpolation")
+    assert plan.irt_with_bias                                   # GP-IRT is configured
+
+
+def test_run_inputs_name_each_methods_prefit(catalog):
+    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    plain = plan.run_inputs("mrpc", "interpolation", "aipw")
+    assert set(plain) == {"models", "responses", "item_table", "splits"}
+    irt = plan.run_inputs("mrpc", "interpolation", "p_irt")
+    assert irt["irt_items"] == "results/irt/misses_the_mark/mrpc/interpolation/items.parquet"
+    lasso = plan.run_inputs("mrpc", "extrapolation", "lasso")
+    assert lasso["lasso_fits"] == "results/lasso/misses_the_mark/mrpc/extrapolation/lasso/fits.parquet"
+    assert plan.lasso_params("lasso") == {"alpha_min": 1.0e-4, "alpha_max": 10.0, "n_alphas": 1000}
+    assert plan.run_priority("random_search_learn", 200) > plan.run_priority("random_search_learn", 50) > 0
+    assert plan.run_priority("aipw", 200) == 0
+
+
+def test_bad_configs_are_refused_with_the_key(catalog):
+    cfg = study_config()
+    bad = copy.deepcopy(cfg)
+    bad["trials_by_method"] = {"random_serch_learn": 5}
+    with pytest.raises(ConfigError, match="trials_by_method: random_serch_learn"):
+        Plan(bad, catalog)
+    bad = copy.deepcopy(cfg)
+    bad["methods"] = [*bad["methods"], {"name": "aipw"}]
+    with pytest.raises(ConfigError, match="listed twice"):
+        Plan(bad, catalog)
+    bad = copy.deepcopy(cfg)
+    bad["methods"] = [{"name": "nope"}]
+    with pytest.raises(ConfigError, match="unknown method 'nope'"):
+        Plan(bad, catalog)
+    bad = copy.deepcopy(cfg)
+    bad["methods"] = [{"name": "p_irt", "params": {"irt": {"dims": 3}}}]
+    with pytest.raises(ConfigError, match="remove params.irt"):
+        Plan(bad, catalog).method_params("p_irt", "interpolation")
+    with pytest.raises(ConfigError, match="misses_the_mark.budgets: budget 10000"):
+        check_budgets({"misses_the_mark.budgets": [50, 10000]}, [catalog["mrpc"]])

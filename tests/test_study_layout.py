@@ -1,0 +1,91 @@
+"""The study architecture: every registered study is a complete unit, loads alone, and every target
+rule of every selection resolves (a dry run on the repository's own config and the real mirror).
+
+Before the layout was checked this way, ``snakemake -n irt_validation --config 'studies=["benchpress"]'``
+failed with a NameError: one study's rules called a helper defined in another's.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+MIRROR = REPO.parent / "shared" / "raw"
+
+
+def registered_studies() -> list[str]:
+    text = (REPO / "workflow" / "rules" / "common.smk").read_text()
+    return list(ast.literal_eval(re.search(r"^STUDIES = (\(.*?\))$", text, re.M).group(1)))
+
+
+STUDIES = registered_studies()
+
+
+def test_registry_lists_the_studies():
+    assert STUDIES == ["misses_the_mark", "benchpress", "irt_validation"]
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_a_study_is_one_unit_per_layer(study):
+    rules = REPO / "workflow" / "rules" / f"{study}.smk"
+    assert rules.is_file()
+    assert (REPO / "workflow" / "schemas" / f"{study}.schema.yaml").is_file()
+    assert (REPO / "workflow" / "scripts" / study).is_dir()
+    assert (REPO / "workflow" / "report" / study).is_dir()
+    assert (REPO / "src" / "benchcast" / "studies" / study / "__init__.py").is_file()
+    text = rules.read_text()
+    assert re.search(rf"^rule {study}:$", text, re.M), f"{rules} has no target rule named {study}"
+    assert f'STUDY_OUTPUTS["{study}"] =' in text and f'STUDY_DATASETS["{study}"] =' in text
+    assert f'study_config("{study}")' in text                   # its own schema validates its key
+    # its scripts and captions are its own
+    for ref in re.findall(r'"\.\./(scripts|report)/([^"]+)"', text):
+        assert ref[1].startswith(f"{study}/"), f"{rules} uses {ref[0]}/{ref[1]} of another study"
+    assert not re.search(r"^def ", text, re.M), "helpers belong in the library (benchcast.studies.<study>)"
+
+
+def workdir(tmp_path: Path, studies: list[str]) -> Path:
+    """The repository's default config and catalog in a fresh folder, reading the real mirror."""
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "catalog.yaml").write_text((REPO / "config" / "catalog.yaml").read_text())
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config.update(raw_dir=str(MIRROR), studies=studies)
+    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "resources").symlink_to(REPO / "resources")
+    return tmp_path
+
+
+def snakemake(work: Path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(work), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=work)
+
+
+def target_rules(work: Path) -> list[str]:
+    proc = snakemake(work, "--list-target-rules")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [m.group(1) for m in re.finditer(r"^([a-z_0-9]+)(?: \(|$)", proc.stdout, re.M)]  # "name (docstring)"
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="needs the raw mirror ../shared/raw beside the repository")
+@pytest.mark.parametrize("studies", [[s] for s in STUDIES] + [STUDIES], ids=lambda s: "+".join(s))
+def test_every_target_of_every_selection_dry_runs(tmp_path, studies):
+    work = workdir(tmp_path, studies)
+    targets = target_rules(work)
+    assert set(studies) <= set(targets) and "all" in targets
+    others = set(STUDIES) - set(studies)
+    assert not others & set(targets), "an unselected study's rules were loaded"
+    proc = snakemake(work, *targets, "-n", "--quiet", "rules")
+    assert proc.returncode == 0, f"dry run of {targets} failed:\n{proc.stderr[-4000:]}"
+
+
+def test_an_unknown_study_is_refused_by_name(tmp_path):
+    proc = snakemake(workdir(tmp_path, ["misses_the_mark", "tailored"]), "-n")
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "config studies: unknown study 'tailored'" in out and "irt_validation" in out
