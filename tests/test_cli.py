@@ -74,7 +74,7 @@ def test_complete_writes_every_benchmark_with_intervals(toy, tmp_path, capsys):
     assert "predictions for 6 benchmarks" in printed and "calibrated for new models with 3 known scores" in printed
     assert "% of the observed range on others" in printed
     # the point predictions are the default predictor's on the matrix with the new row appended
-    from benchcast.studies.benchpress.analysis import load_matrix
+    from benchcast.data.aggregate import load_score_matrix as load_matrix
     M, _, _ = load_matrix(*(toy / "data" / f"{k}.parquet" for k in ("scores", "models", "benchmarks")))
     row = np.full(8, np.nan)
     row[[0, 3]] = [55.5, 20.0]

@@ -143,7 +143,7 @@ def validate_known_scores(entries, benchmarks: pd.DataFrame, M: np.ndarray, path
 
 
 def _load_matrix(data: str | Path):
-    from benchcast.studies.benchpress.analysis import load_matrix
+    from benchcast.data.aggregate import load_score_matrix
 
     data = Path(data)
     paths = {k: data / f"{k}.parquet" for k in ("scores", "models", "benchmarks")}
@@ -151,7 +151,7 @@ def _load_matrix(data: str | Path):
         if not p.exists():
             raise DataError(p, "(file)", "the ingested BenchPress matrix is missing",
                             "run `snakemake results/data/benchpress/scores.parquet --cores 1` or pass --data")
-    return load_matrix(paths["scores"], paths["models"], paths["benchmarks"])
+    return load_score_matrix(paths["scores"], paths["models"], paths["benchmarks"])
 
 
 def _trust_meaning(reliability) -> str:

@@ -1,6 +1,6 @@
 from benchcast.completion.new_model import deploy_reliability
 from benchcast.data.io import write_parquet_atomic
-from benchcast.studies.benchpress.analysis import load_matrix
+from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)

@@ -2,7 +2,7 @@ import numpy as np
 
 from benchcast.completion.new_model import check_new_models, check_summary, deploy_reliability, pick_models
 from benchcast.data.io import write_parquet_atomic
-from benchcast.studies.benchpress.analysis import load_matrix
+from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.tables import write_table
 from benchcast.workflow_support import job_logger
 

@@ -60,7 +60,7 @@ Modules
     :mod:`~benchcast.data.aggregate.sloth` (one per source),
     :mod:`~benchcast.data.aggregate.scales` (unit inference),
     :mod:`~benchcast.data.aggregate.inventory` (the Table 9 benchmark inventory)
-    and :mod:`~benchcast.data.aggregate.writer` (Parquet output). Import the
+    and :mod:`~benchcast.data.aggregate.parquet` (Parquet output and the matrix read back). Import the
     public names from ``benchcast.data.aggregate``.
 
 Nothing here unpickles anything: all inputs are JSON or CSV.
@@ -75,6 +75,7 @@ from benchcast.data.aggregate.inventory import (
     read_benchmark_inventory,
 )
 from benchcast.data.aggregate.llm_benchmark_matrix import read_llm_benchmark_matrix
+from benchcast.data.aggregate.parquet import load_score_matrix, write_aggregate
 from benchcast.data.aggregate.scales import (
     SCALE_COLUMNS,
     SCALES,
@@ -94,9 +95,9 @@ from benchcast.data.aggregate.table import (
     SCORE_COLUMNS,
     AggregateTables,
 )
-from benchcast.data.aggregate.writer import write_aggregate
 
 __all__ = [
+    "load_score_matrix",
     "BENCHMARK_COLUMNS",
     "INVENTORY_COLUMNS",
     "MODEL_COLUMNS",
