@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,7 +21,8 @@ from scipy.stats import spearmanr
 from benchcast.completion.completers import COMPLETERS, get_completer
 from benchcast.completion.evaluation import Fold, evaluate_predictor, summarize_folds
 from benchcast.completion.pipeline import predict_scores
-from benchcast.completion.transforms import TRANSFORM_LABELS, TRANSFORMS, get_transform, percentage_columns
+from benchcast.completion.transforms import TRANSFORM_LABELS, TRANSFORMS, get_transform
+from benchcast.data.aggregate import load_score_matrix
 from benchcast.errors import ConfigError, DataError
 
 __all__ = [
@@ -30,23 +30,10 @@ __all__ = [
     "paper_vs_ours", "grid_acceptance", "METHOD_ORDER", "TRANSFORM_ORDER",
 ]
 
+load_matrix = load_score_matrix  # the study's matrix: the data layer's reader
+
 TRANSFORM_ORDER = ["identity", "log", "logit", "arcsinh", "sqrt", "probit", "quantile"]
 METHOD_ORDER = list(COMPLETERS)
-
-
-def load_matrix(scores: str | Path, models: str | Path, benchmarks: str | Path) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
-    """The ingested tables as a (models x benchmarks) float matrix, NaN = missing, in table order."""
-    s = pd.read_parquet(scores)
-    m = pd.read_parquet(models)
-    b = pd.read_parquet(benchmarks)
-    rows = pd.Index(m["model_id"]).get_indexer(s["model_id"])
-    cols = pd.Index(b["benchmark_id"]).get_indexer(s["benchmark_id"])
-    if (rows < 0).any() or (cols < 0).any():
-        raise DataError(scores, "model_id/benchmark_id", "a score refers to a model or benchmark not in the tables",
-                        "re-run the ingest so the three Parquet files come from one dump")
-    M = np.full((len(m), len(b)), np.nan)
-    M[rows, cols] = s["score"].to_numpy(dtype=np.float64)
-    return M, m, b
 
 
 def load_study_inputs(inputs, max_folds: int | None = None):
