@@ -75,7 +75,7 @@ rule mtm_irt:
 rule mtm_lasso:
     """Lasso's regularisation path of every trial's source models, once per dataset, split and
     Lasso configuration: the path does not depend on the budget, so it yields the core sets of
-    all configured budgets (the three budgets' jobs used to compute it three times)."""
+    all configured budgets."""
     input:
         **dataset_tables("{dataset}"),
         splits=MTM_SPLITS,

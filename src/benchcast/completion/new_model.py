@@ -4,7 +4,7 @@ The reliability layer of Section 6.2 (Appendix E.2) is fitted and calibrated on 
 held-out cells: missing cells of models whose other scores are in the matrix. ``benchcast
 complete`` meets a different case: a model whose row is *not* in the matrix and that brings only
 k known scores. Calibrated on the folds, its 90% intervals covered 81.5% of the held-out cells of
-three models removed from the matrix (issue 14). Here every calibration cell is made the way a
+three models removed from the matrix. Here every calibration cell is made the way a
 deployment cell is (the paper is silent on deployment calibration; these choices are ours):
 
 1. a model with at least ``k + 1`` observed scores is removed from the matrix;

@@ -100,8 +100,8 @@ def predict_default_batch(Ms: np.ndarray | Sequence[np.ndarray], chunk_size: int
 
     The fit is :func:`~benchcast.completion.completers.bias_als_batch` (identical to one
     ``predict_scores(M_k, "logit", "bias_als", {"rank": 2, "lam": 0.1})`` per matrix).
-    ``chunk_size`` only trades speed for memory; 4 was the fastest measured on the 84 x 133
-    matrix (``scripts/dev/benchpress_probes_demo.py --time-only``).
+    ``chunk_size`` only trades speed for memory; 4 was the fastest of the sizes timed on the
+    84 x 133 matrix.
 
     Parameters
     ----------
