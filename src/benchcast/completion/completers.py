@@ -25,8 +25,9 @@ the code produced the paper's numbers; each such point is said in the function's
   error, 500 full-batch epochs, averaged over 3 seeds. Its random numbers differ from
   torch's, so it cannot match the paper bit for bit.
 
-All loops over models or benchmarks are replaced by masked matrix products; the Bias ALS
-solver batches the per-row ridge systems over rows *and* ensemble members.
+All loops over models or benchmarks are replaced by masked matrix products (BenchKNN / BenchReg
+take their pairwise moments from :func:`benchcast.completion.correlation.pair_moments`); the Bias
+ALS solver batches the per-row ridge systems over rows *and* ensemble members.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Callable
 
 import numpy as np
 
+from benchcast.completion.correlation import pair_moments
 from benchcast.errors import ConfigError
 
 __all__ = [
@@ -106,52 +108,6 @@ def model_mean(Z: np.ndarray) -> np.ndarray:
     return _fill_missing(Z, pred)
 
 
-# --------------------------------------------------------------------------- pair statistics
-
-
-@dataclass
-class _PairStats:
-    """Moments of every (target column t, predictor column p) pair over their shared rows.
-
-    Arrays are (B, B) indexed [t, p]; x is the predictor, y the target.
-    """
-
-    n: np.ndarray
-    mean_x: np.ndarray
-    mean_y: np.ndarray
-    sxx: np.ndarray  # sum (x - mean_x)^2
-    syy: np.ndarray  # sum (y - mean_y)^2
-    sxy: np.ndarray  # sum (x - mean_x)(y - mean_y)
-
-
-def _pair_stats(Z: np.ndarray) -> _PairStats:
-    """Centred second moments for all column pairs with masked matrix products.
-
-    Sums are accumulated after subtracting each column's overall observed mean (a shift
-    that leaves every pairwise centred moment unchanged) so the raw-moment formulas do not
-    lose precision.
-    """
-    obs = ~np.isnan(Z)
-    O = obs.astype(np.float64)
-    shift = _col_means_or(Z, 0.0)
-    X = np.where(obs, Z - shift, 0.0)
-    n = O.T @ O                       # [t, p]
-    sum_y = X.T @ O                   # sum over shared of target t
-    sum_x = O.T @ X                   # sum over shared of predictor p
-    sum_yy = (X * X).T @ O
-    sum_xx = O.T @ (X * X)
-    sum_xy = X.T @ X
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_x = sum_x / n
-        mean_y = sum_y / n
-    sxx = sum_xx - sum_x * mean_x
-    syy = sum_yy - sum_y * mean_y
-    sxy = sum_xy - sum_x * mean_y
-    # undo the shift on the means (moments are shift-invariant)
-    return _PairStats(n=n, mean_x=mean_x + shift[None, :], mean_y=mean_y + shift[:, None],
-                      sxx=np.maximum(sxx, 0.0), syy=np.maximum(syy, 0.0), sxy=sxy)
-
-
 def _stable_top(score: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` largest scores per row, ties broken by lower index (stable sort)."""
     order = np.argsort(-score, axis=1, kind="stable")
@@ -174,9 +130,8 @@ def bench_knn(Z: np.ndarray, k: int = 5, min_shared: int = 5) -> np.ndarray:
     B = Z.shape[1]
     obs = ~np.isnan(Z)
     cm, cs = _col_stats(Z)
-    ps = _pair_stats(Z)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        corr = ps.sxy / np.sqrt(ps.sxx * ps.syy)
+    ps = pair_moments(Z)
+    corr = ps.pearson()
     # a constant column has no defined correlation (np.corrcoef gives NaN there)
     ok = (ps.n >= min_shared) & (ps.sxx > 1e-12) & (ps.syy > 1e-12) & np.isfinite(corr)
     np.fill_diagonal(ok, False)
@@ -241,7 +196,7 @@ def bench_reg(Z: np.ndarray, k: int = 5, min_r2: float = 0.2, min_shared: int = 
     """
     B = Z.shape[1]
     obs = ~np.isnan(Z)
-    ps = _pair_stats(Z)
+    ps = pair_moments(Z)
     valid = (ps.n >= min_shared) & (ps.syy >= 1e-10) & (ps.sxx >= 1e-10)
     np.fill_diagonal(valid, False)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -48,6 +48,7 @@ from sklearn.linear_model import Ridge
 from sklearn.neural_network import MLPRegressor
 from sklearn.preprocessing import StandardScaler
 
+from benchcast.completion.correlation import pairwise_abs_pearson
 from benchcast.completion.evaluation import Fold, train_matrix
 from benchcast.completion.pipeline import DEFAULT_PREDICTOR, predict_scores
 
@@ -242,37 +243,13 @@ def best_abs_correlation(A: np.ndarray, min_overlap: int = 3, rel_tol: float = 1
 
     Notes
     -----
-    All pairs at once with masked matrix products: with O the observed mask and X the rows
-    standardized by their own observed mean / std and zero-filled, ``n = O O^T``,
-    ``S = X O^T`` (sum of row a over the entries shared with b), ``Q = X^2 O^T`` and
-    ``C = X X^T`` give ``cov = C - S S^T / n`` and ``var_a = Q - S^2 / n`` per pair. Pearson r is
-    invariant to the per-row affine standardization, which only keeps the moments well
-    conditioned.
+    All pairs at once: :func:`~benchcast.completion.correlation.pairwise_abs_pearson` over the
+    rows with ``method="moments"`` (masked matrix products on the rows standardized by their
+    own observed mean / std; Pearson r is invariant to that affine map, which only keeps the
+    moments well conditioned).
     """
-    A = np.asarray(A, dtype=np.float64)
-    obs = np.isfinite(A)
-    O = obs.astype(np.float64)
-    with _quiet():
-        mu = np.nanmean(A, axis=1)
-        sd = np.nanstd(A, axis=1)
-    mu = np.where(np.isfinite(mu), mu, 0.0)
-    sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
-    X = np.where(obs, (A - mu[:, None]) / sd[:, None], 0.0)
-    n = O @ O.T
-    S = X @ O.T
-    Q = (X * X) @ O.T
-    C = X @ X.T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var_a = Q - S * S / n
-        var_b = var_a.T
-        cov = C - S * S.T / n
-        # population std on the overlap, in units of the row's overall std
-        std_a = np.sqrt(np.maximum(var_a, 0.0) / n)
-        std_b = std_a.T
-        ok = (n >= min_overlap) & (std_a > rel_tol) & (std_b > rel_tol)
-        r = np.abs(cov / np.sqrt(var_a * var_b))
-    np.fill_diagonal(ok, False)
-    r = np.where(ok & np.isfinite(r), np.minimum(r, 1.0), -np.inf)
+    r, n = pairwise_abs_pearson(A, axis=1, min_shared=min_overlap, below=-np.inf, constant=-np.inf,
+                                method="moments", rel_tol=rel_tol, return_counts=True)
     arg = np.argmax(r, axis=1)
     best = r[np.arange(len(r)), arg] if len(r) else np.zeros(0)
     has = np.isfinite(best) & (best > 0)
