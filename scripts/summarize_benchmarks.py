@@ -3,10 +3,9 @@
     python scripts/summarize_benchmarks.py [benchmarks/misses_the_mark/run] [config.yaml]
 
 Prints one row per method, plus
-- ``irt``: the shared per-trial IRT fits (and k-means anchors) of P-IRT and GP-IRT, from the sibling
-  ``irt/`` benchmark folder;
-- ``<Lasso label> path``: the per-trial regularisation paths every Lasso budget reads, from the
-  sibling ``lasso/`` folder;
+- ``irt``: the shared per-trial IRT fits (and k-means anchors) of P-IRT and GP-IRT, and
+- ``<Lasso label> path``: the per-trial regularisation paths every Lasso budget reads, both from
+  the sibling ``prefit/`` benchmark folder (``prefit/<dataset>/<split>/<fit>.tsv``);
 - ``workflow (ingest, splits, tables)``: every other benchmarked job of the grid (ingest, splits,
   metrics, similarity).
 
@@ -53,13 +52,14 @@ def main(root: str = "benchmarks/misses_the_mark/run", config: str | None = None
         raise SystemExit(f"{run_root}: no run-job benchmark files (n=*.tsv) -- run the workflow first, "
                          "or pass the folder that holds benchmarks/<config>/run")
     datasets = {(r["dataset"], r["split"]) for r in rows}
-    for f in sorted((mtm_root / "irt").glob("*/*.tsv")):
-        if (f.parts[-2], f.stem) in datasets:
-            rows.append(_row(f, f.parts[-2], f.stem, "irt", 0))
-    for f in sorted((mtm_root / "lasso").glob("*/*/*.tsv")):
-        dataset, split, label = f.parts[-3], f.parts[-2], f.stem
-        if (dataset, split) in datasets and (labels is None or label in labels):
-            rows.append(_row(f, dataset, split, f"{label} path", 0))
+    for f in sorted((mtm_root / "prefit").glob("*/*/*.tsv")):
+        dataset, split, fit = f.parts[-3], f.parts[-2], f.stem
+        if (dataset, split) not in datasets:
+            continue
+        if fit == "irt":
+            rows.append(_row(f, dataset, split, "irt", 0))
+        elif labels is None or fit in labels:
+            rows.append(_row(f, dataset, split, f"{fit} path", 0))
     # The grid's remaining jobs: splits, metrics and similarity of this config, ingest of its datasets.
     workflow_files = sorted((mtm_root / "splits").glob("*/*.tsv"))
     workflow_files = [f for f in workflow_files if (f.parts[-2], f.stem) in datasets]

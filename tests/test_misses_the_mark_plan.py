@@ -70,11 +70,14 @@ def test_run_inputs_name_each_methods_prefit(catalog):
     plan = Plan(study_config("misses_the_mark.yaml"), catalog)
     plain = plan.run_inputs("mrpc", "interpolation", "aipw")
     assert set(plain) == {"models", "responses", "item_table", "splits"}
-    irt = plan.run_inputs("mrpc", "interpolation", "p_irt")
-    assert irt["irt_items"] == "results/irt/misses_the_mark/mrpc/interpolation/items.parquet"
-    lasso = plan.run_inputs("mrpc", "extrapolation", "lasso")
-    assert lasso["lasso_fits"] == "results/lasso/misses_the_mark/mrpc/extrapolation/lasso/fits.parquet"
-    assert plan.lasso_params("lasso") == {"alpha_min": 1.0e-4, "alpha_max": 10.0, "n_alphas": 1000}
+    # P-IRT and GP-IRT share one IRT prefit per (dataset, split); Lasso's path is per label
+    assert plan.run_inputs("mrpc", "interpolation", "p_irt")["prefit"] == "results/prefit/misses_the_mark/mrpc/interpolation/irt"
+    assert plan.run_inputs("mrpc", "interpolation", "gp_irt")["prefit"] == "results/prefit/misses_the_mark/mrpc/interpolation/irt"
+    assert plan.run_inputs("mrpc", "extrapolation", "lasso")["prefit"] == "results/prefit/misses_the_mark/mrpc/extrapolation/lasso"
+    assert plan.prefit_keys() == ["lasso", "irt"]
+    assert plan.prefit_settings("lasso", "interpolation") == {"alpha_min": 1.0e-4, "alpha_max": 10.0, "n_alphas": 1000}
+    irt = plan.prefit_settings("irt", "extrapolation")
+    assert irt["with_bias"] and not irt["share_identical_sources"] and irt["irt"]["fitter"] == "svi"
     assert plan.run_priority("random_search_learn", 200) > plan.run_priority("random_search_learn", 50) > 0
     assert plan.run_priority("aipw", 200) == 0
 

@@ -31,10 +31,10 @@ def test_rows_cover_run_irt_lasso_path_and_workflow_jobs(tmp_path):
     _bench(mtm / "run/musr/interpolation/Lasso/n=100.tsv", 3.0, 2.9)
     _bench(mtm / "run/musr/interpolation/PCA/n=50.tsv", 5.0, 4.8, rss=300.0)
     _bench(mtm / "run/gsm8k/interpolation/PCA/n=50.tsv", 99.0, 99.0)      # dataset not in the config
-    _bench(mtm / "irt/musr/interpolation.tsv", 7.0, 6.5)
-    _bench(mtm / "irt/musr/extrapolation.tsv", 70.0, 70.0)                 # split without run jobs
-    _bench(mtm / "lasso/musr/interpolation/Lasso.tsv", 11.0, 10.0)
-    _bench(mtm / "lasso/musr/interpolation/Lasso-other.tsv", 50.0, 50.0)  # label not in the config
+    _bench(mtm / "prefit/musr/interpolation/irt.tsv", 7.0, 6.5)
+    _bench(mtm / "prefit/musr/extrapolation/irt.tsv", 70.0, 70.0)           # split without run jobs
+    _bench(mtm / "prefit/musr/interpolation/Lasso.tsv", 11.0, 10.0)
+    _bench(mtm / "prefit/musr/interpolation/Lasso-other.tsv", 50.0, 50.0)   # label not in the config
     _bench(mtm / "splits/musr/interpolation.tsv", 0.5, 0.4)
     _bench(mtm / "metrics.tsv", 1.0, 0.9)
     _bench(bench / "ingest/musr.tsv", 1.5, 1.4)

@@ -178,20 +178,20 @@ def dry_run_after_config_change(finished_run: Path, work: Path, edit) -> str:
 
 
 def test_lasso_path_is_shared_across_budgets(finished_run, tmp_path):
-    """One mtm_lasso job per (dataset, split) feeds every budget's Lasso run; its seconds are
+    """One Lasso prefit job per (dataset, split) feeds every budget's Lasso run; its seconds are
     the runs' training time (Table 2); a budget added to the config reruns the path job."""
-    logs = sorted((finished_run / "logs/misses_the_mark/lasso").rglob("*.log"))
+    logs = sorted((finished_run / "logs/misses_the_mark/prefit").rglob("lasso.log"))
     assert len(logs) == 4
     timing = pd.read_parquet(finished_run / "results/timing/misses_the_mark/toy_a/interpolation/lasso/n=10.parquet")
     assert (timing["prefit_seconds"] > 0).all()
     out = dry_run_after_config_change(finished_run, tmp_path / "wf_lasso",
                                       lambda mtm: mtm.update(budgets=[10, 12]))
-    assert out.count("rule mtm_lasso:") == 4
+    assert out.count("rule mtm_prefit:") == 4 + 4   # the Lasso paths, and the IRT anchors per budget
 
 
 def test_irt_fit_is_shared_and_reruns_only_irt_methods(finished_run, tmp_path):
     # one IRT job per (dataset, split), read by both P-IRT and GP-IRT ...
-    irt_logs = sorted((finished_run / "logs/misses_the_mark/irt").rglob("*.log"))
+    irt_logs = sorted((finished_run / "logs/misses_the_mark/prefit").rglob("irt.log"))
     assert len(irt_logs) == 4
     timing = pd.read_parquet(finished_run / "results/timing/misses_the_mark/toy_a/interpolation/gp_irt/n=10.parquet")
     assert (timing["prefit_seconds"] > 0).all()
@@ -199,7 +199,8 @@ def test_irt_fit_is_shared_and_reruns_only_irt_methods(finished_run, tmp_path):
     out = dry_run_after_config_change(finished_run, tmp_path / "wf_irt",
                                       lambda mtm: mtm["irt"].update(dims=3))
     jobs = [line.strip() for line in out.splitlines() if line.strip().startswith("wildcards:")]
-    assert sum("method=" not in j for j in jobs) == 4, jobs   # the 4 mtm_irt jobs
+    assert sum("fit=irt" in j for j in jobs) == 4, jobs        # the 4 IRT prefit jobs
+    assert sum("fit=lasso" in j for j in jobs) == 0, jobs      # Lasso's path does not use the IRT
     assert {j.split("method=")[1].split(",")[0] for j in jobs if "method=" in j} == {"p_irt", "gp_irt"}
 
 
@@ -210,10 +211,10 @@ def test_longest_jobs_are_scheduled_first(finished_run):
     priority = {}
     for block in out.split("\n\n"):
         wc = [ln.split("wildcards:")[1].strip() for ln in block.splitlines() if "wildcards:" in ln]
-        if wc and ("rule mtm_run:" in block or "rule mtm_irt:" in block or "rule mtm_lasso:" in block):
+        if wc and ("rule mtm_run:" in block or "rule mtm_prefit:" in block):
             pr = [int(ln.split("priority:")[1]) for ln in block.splitlines() if "priority:" in ln]
-            key = ("lasso_path" if "rule mtm_lasso:" in block else
-                   wc[0].split("method=")[1].split(",")[0] if "method=" in wc[0] else "irt")
+            key = (("irt" if "fit=irt" in wc[0] else "lasso_path") if "rule mtm_prefit:" in block else
+                   wc[0].split("method=")[1].split(",")[0])
             priority.setdefault(key, set()).add(pr[0] if pr else 0)
     assert priority["irt"] == {10}
     assert priority["lasso_path"] == {5}             # Lasso's run jobs wait on their path job

@@ -2,7 +2,7 @@
 
 Runs the P-IRT estimator (k-means anchors on [disc, diff], ML abilities, eq. 12) on the first
 20 extrapolation trials of DATASET at n = 50 with
-  * ``ours``: the workflow's stored trial-0 fit (results/irt/misses_the_mark/DATASET/extrapolation; with
+  * ``ours``: the workflow's stored trial-0 fit (results/prefit/misses_the_mark/DATASET/extrapolation/irt; with
     the shipped configs that is now the SVI fit, ``fitter: svi`` -- set ``by_split: {}`` to store the MAP fit),
   * ``ours_old_default``: our MAP fit with zero-mean priors and a fixed difficulty scale,
   * ``pyirt_paper``: py-irt (paper's multidim_2pl, 2,000 SVI epochs) on the same source models.
@@ -25,8 +25,8 @@ from threadpoolctl import threadpool_limits
 
 from benchcast import irt, seeding
 from benchcast.data.item_level import load_response_matrix
-from benchcast.harness import splits_by_trial
-from benchcast.methods.irt_methods import frames_to_fits, irt_anchors
+from benchcast.harness import read_prefit, splits_by_trial
+from benchcast.methods.irt_methods import irt_anchors
 
 threadpool_limits(1)
 ds = sys.argv[1]
@@ -40,8 +40,7 @@ if sys.argv[2:] == ["prepare"]:
     models.to_parquet(f"/tmp/pexp/{ds}_models.parquet")
     sys.exit(0)
 bt = splits_by_trial(splits, m)
-base = f"results/irt/misses_the_mark/{ds}/extrapolation"
-ours = frames_to_fits(pd.read_parquet(f"{base}/items.parquet"), pd.read_parquet(f"{base}/trials.parquet"))[0]
+ours = read_prefit(f"results/prefit/misses_the_mark/{ds}/extrapolation/irt", "irt").fits[0]
 z = np.load(f"/tmp/pexp/{ds}_pyirt.npz")
 old = irt.fit_mirt_2pl(m.scores[bt[0][0]], rng=seeding.rng(0, 0, "irt"), prior_means=False, diff_scale=1.0)
 N = m.scores.shape[1]

@@ -7,6 +7,7 @@ capped at ``n`` distinct items, so every method pays for what it looks at.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -14,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.data.item_level import ResponseMatrix
+from benchcast.data.item_level import ResponseMatrix, write_parquet_atomic
 from benchcast.methods.base import make_method
+from benchcast.methods.prefit import get_prefit
 from benchcast.oracle import Oracle
 from benchcast.splits import make_split
 
@@ -47,6 +49,40 @@ class JobResult:
     timing: pd.DataFrame     # trial, fit_seconds, estimate_seconds, fit_reused
 
 
+@dataclass
+class PrefitResult:
+    """The per-trial fits of one prefit kind (:mod:`benchcast.methods.prefit`) and their seconds."""
+
+    kind: str
+    fits: dict[int, object]
+    timing: pd.DataFrame     # trial, seconds (kind-specific columns)
+
+
+def run_prefit(matrix: ResponseMatrix, splits: pd.DataFrame, kind: str, settings: Mapping, budgets: list[int],
+               base_seed: int, log: Callable[[str], None] = lambda s: None) -> PrefitResult:
+    """Make every trial's ``kind`` prefit (one workflow job per dataset, split and configuration)."""
+    by_trial = splits_by_trial(splits, matrix)
+    log(f"{matrix.dataset}: {kind} prefit of {len(by_trial)} trials")
+    fits, timing = get_prefit(kind).fit_trials(matrix.scores, by_trial, settings, budgets, base_seed, log)
+    return PrefitResult(kind, fits, timing)
+
+
+def write_prefit(result: PrefitResult, folder: str | Path) -> None:
+    """``<folder>/<table>.parquet`` for each of the kind's tables, and ``timing.parquet``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, table in get_prefit(result.kind).to_tables(result.fits).items():
+        write_parquet_atomic(table, folder / f"{name}.parquet")
+    write_parquet_atomic(result.timing, folder / "timing.parquet")
+
+
+def read_prefit(folder: str | Path, kind: str) -> PrefitResult:
+    """Inverse of :func:`write_prefit`."""
+    folder = Path(folder)
+    tables = {p.stem: pd.read_parquet(p) for p in sorted(folder.glob("*.parquet")) if p.stem != "timing"}
+    return PrefitResult(kind, get_prefit(kind).from_tables(tables), pd.read_parquet(folder / "timing.parquet"))
+
+
 class Progress:
     """Writes 'trial k of K, elapsed, expected remaining' lines at most every ``every`` seconds."""
 
@@ -67,7 +103,7 @@ class Progress:
 
 def run_job(matrix: ResponseMatrix, splits: pd.DataFrame, method: str, method_params: dict | None,
             budget: int, base_seed: int, log: Callable[[str], None] = lambda s: None,
-            prefit: Mapping[int, object] | None = None) -> JobResult:
+            prefit: PrefitResult | Mapping[int, object] | None = None) -> JobResult:
     """Run ``method`` at budget ``n`` on every trial of ``splits``.
 
     ``method_params`` may carry ``max_trials`` (not passed to the method): only the first
@@ -75,10 +111,16 @@ def run_job(matrix: ResponseMatrix, splits: pd.DataFrame, method: str, method_pa
     run on every trial (Random-Search-Learn with 10,000 candidates); results say how many
     trials they cover.
 
-    ``prefit`` maps a trial to a precomputed, budget-independent fit (the IRT fit of P-IRT
-    and GP-IRT, made once per trial by its own job); methods with ``needs_prefit`` receive
-    it as ``fit(..., prefit=...)``, others ignore it.
+    ``prefit`` holds every trial's precomputed, budget-independent fit (:func:`run_prefit`:
+    the IRT fit of P-IRT and GP-IRT, Lasso's path); methods with ``needs_prefit`` receive
+    their trial's as ``fit(..., prefit=...)``, others ignore it. Given a :class:`PrefitResult`,
+    the timing table gains ``prefit_seconds``: the share of the prefit that is this method's
+    training time (Table 2 counts it).
     """
+    prefit_seconds = None
+    if isinstance(prefit, PrefitResult):
+        prefit_seconds = get_prefit(prefit.kind).training_seconds(prefit.timing, method, budget)
+        prefit = prefit.fits
     method_params = dict(method_params or {})
     max_trials = method_params.pop("max_trials", None)
     by_trial = splits_by_trial(splits, matrix)
@@ -125,4 +167,6 @@ def run_job(matrix: ResponseMatrix, splits: pd.DataFrame, method: str, method_pa
         timing_rows.append((trial, t1 - t0, t2 - t1, reused))
         progress(k + 1)
     timing = pd.DataFrame(timing_rows, columns=["trial", "fit_seconds", "estimate_seconds", "fit_reused"])
+    if prefit_seconds is not None:
+        timing["prefit_seconds"] = timing.trial.map(prefit_seconds).to_numpy()
     return JobResult(estimates=pd.concat(est_frames, ignore_index=True), timing=timing)

@@ -3,7 +3,7 @@
 # The jobs a config asks for come from benchcast.studies.misses_the_mark.plan.
 
 from benchcast.studies.misses_the_mark.plan import (  # noqa: E402
-    FIGURES as MTM_FIGS, IRT as MTM_IRT, IRT_TIMING as MTM_IRT_TIMING, LASSO as MTM_LASSO, Plan,
+    FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_MEMORY_MB, PREFIT_PRIORITY, Plan,
     RUNS as MTM_RUNS, SPLITS as MTM_SPLITS, TABLES as MTM_TABLES, TIMING as MTM_TIMING, dataset_tables,
 )
 
@@ -41,62 +41,36 @@ rule mtm_splits:
         "../scripts/misses_the_mark/splits.py"
 
 
-rule mtm_irt:
-    """The multidimensional 2PL IRT fit of every trial's source models (P-IRT, GP-IRT), once per dataset and split."""
+rule mtm_prefit:
+    """A budget-independent per-trial fit of every trial's source models, once per dataset, split
+    and fit: the IRT of P-IRT and GP-IRT with their k-means anchors for every budget ({fit} irt),
+    or a Lasso configuration's regularisation path, which yields every budget's core set ({fit}
+    its label). The run jobs of all budgets read it."""
     input:
         **dataset_tables("{dataset}"),
         splits=MTM_SPLITS,
     output:
-        item_params=f"{MTM_IRT}/items.parquet",
-        trials=f"{MTM_IRT}/trials.parquet",
-        anchors=f"{MTM_IRT}/anchors.parquet",
-        timing=MTM_IRT_TIMING,
+        directory(MTM_PREFIT),
+    wildcard_constraints:
+        fit=names_regex(MTM_PLAN.prefit_keys()),
     params:
-        seed=config["seed"],
-        budgets=MTM["budgets"],   # the k-means anchors of every budget, shared by P-IRT and GP-IRT
-        irt=lambda w: MTM_PLAN.irt_fit_params(w.split),
-        share_identical_sources=lambda w: MTM_PLAN.irt_shares_identical_sources(w.split),
-        with_bias=MTM_PLAN.irt_with_bias,
-    resources:
-        mem_mb=3000,
-    # the longest jobs of the grid (up to ~15 min) and P-IRT/GP-IRT wait on them: start them
-    # first so that they do not become the tail of a run on few cores
-    priority: 10
-    log:
-        "logs/misses_the_mark/irt/{dataset}/{split}.log",
-    benchmark:
-        "benchmarks/misses_the_mark/irt/{dataset}/{split}.tsv"
-    conda:
-        BENCHCAST_ENV
-    script:
-        "../scripts/misses_the_mark/irt.py"
-
-
-rule mtm_lasso:
-    """Lasso's regularisation path of every trial's source models, once per dataset, split and
-    Lasso configuration: the path does not depend on the budget, so it yields the core sets of
-    all configured budgets."""
-    input:
-        **dataset_tables("{dataset}"),
-        splits=MTM_SPLITS,
-    output:
-        fits=f"{MTM_LASSO}/fits.parquet",
-        selected_items=f"{MTM_LASSO}/items.parquet",
-        timing=f"{MTM_LASSO}/timing.parquet",
-    params:
+        kind=lambda w: MTM_PLAN.prefit_kind(w.fit),
+        settings=lambda w: MTM_PLAN.prefit_settings(w.fit, w.split),
         budgets=MTM["budgets"],
-        method_params=lambda w: MTM_PLAN.lasso_params(w.method),
+        seed=config["seed"],
     resources:
-        mem_mb=1500,
-    priority: 5   # Lasso's run jobs (priority 3-5) wait on it; up to ~100 s on QNLI
+        mem_mb=lambda w: PREFIT_MEMORY_MB[MTM_PLAN.prefit_kind(w.fit)],
+    # the longest jobs of the grid, and their run jobs wait on them: start them first so that
+    # they do not become the tail of a run on few cores
+    priority: lambda w: PREFIT_PRIORITY[MTM_PLAN.prefit_kind(w.fit)]
     log:
-        "logs/misses_the_mark/lasso/{dataset}/{split}/{method}.log",
+        "logs/misses_the_mark/prefit/{dataset}/{split}/{fit}.log",
     benchmark:
-        "benchmarks/misses_the_mark/lasso/{dataset}/{split}/{method}.tsv"
+        "benchmarks/misses_the_mark/prefit/{dataset}/{split}/{fit}.tsv"
     conda:
         BENCHCAST_ENV
     script:
-        "../scripts/misses_the_mark/lasso.py"
+        "../scripts/misses_the_mark/prefit.py"
 
 
 rule mtm_run:
@@ -111,6 +85,7 @@ rule mtm_run:
         # only this method's parameters: changing another method's does not rerun this job
         method_params=lambda w: MTM_PLAN.method_params(w.method, w.split),
         method_name=lambda w: MTM_PLAN.method_name.get(w.method, w.method),
+        prefit_kind=lambda w: MTM_PLAN.prefit(w.method),
     resources:
         mem_mb=lambda w: MTM_PLAN.run_memory_mb(w.method),
     priority: lambda w: MTM_PLAN.run_priority(w.method, w.n)

@@ -43,6 +43,7 @@ import pandas as pd
 from benchcast import irt
 from benchcast.errors import ConfigError, DataError
 from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.prefit import Prefit, register_prefit
 
 #: the IRT fitters (config key ``fitter``) and the keyword arguments each accepts
 IRT_FITTER_KEYS = {
@@ -144,7 +145,7 @@ def fit_irt_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.
                    irt_params: dict | None = None, with_bias: bool = True, share_identical_sources: bool = True,
                    log=lambda s: None) -> dict[int, IRTTrialFit]:
     """The IRT fit of every trial's source models (seed stream ``"irt"``), as the workflow's
-    ``mtm_irt`` job makes it once per (dataset, split) for all budgets and both methods.
+    prefit job (:class:`IRTPrefit`) makes it once per (dataset, split) for all budgets and both methods.
 
     ``share_identical_sources`` (default): trials whose source models are the same set (every
     trial of the extrapolation split: the weakest half of the models) share the fit of the
@@ -309,6 +310,50 @@ def anchors_to_frame(fits: dict[int, IRTTrialFit]) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
+@register_prefit
+class IRTPrefit(Prefit):
+    """The trial's IRT fit with its k-means anchors for every budget, shared by P-IRT and GP-IRT.
+
+    ``settings``: ``irt`` (the fitter's settings), ``with_bias`` (GP-IRT's held-out refit) and
+    ``share_identical_sources`` (see :func:`fit_irt_trials`)."""
+
+    kind = "irt"
+
+    def fit_trials(self, scores, by_trial, settings, budgets, base_seed, log):
+        share = bool(settings.get("share_identical_sources", True))
+        log(f"IRT fits of {len(by_trial)} trials, params={dict(settings['irt'])}, bias={settings['with_bias']}, "
+            f"share_identical_sources={share}")
+        fits = fit_irt_trials(scores, by_trial, base_seed, settings["irt"], settings["with_bias"],
+                              share_identical_sources=share, log=log)
+        # P-IRT's and GP-IRT's k-means anchors of every trial and budget, once for both methods
+        budgets = [int(n) for n in budgets if int(n) <= scores.shape[1]]
+        for trial, fit in fits.items():
+            fit.anchors, fit.anchor_seconds = trial_anchors(fit, budgets, base_seed, trial)
+        log(f"anchors for budgets {budgets}: {sum(sum(f.anchor_seconds.values()) for f in fits.values()):.1f}s")
+        timing = pd.DataFrame({"trial": list(fits), "fit_seconds": [f.fit_seconds for f in fits.values()],
+                               "bias_seconds": [f.bias_seconds for f in fits.values()],
+                               "shared_from": [f.shared_from for f in fits.values()],
+                               **{f"anchor_seconds_n{n}": [f.anchor_seconds[n] for f in fits.values()]
+                                  for n in budgets}})
+        made = timing.shared_from == timing.trial
+        log(f"{int(made.sum())} distinct fits, {timing.fit_seconds[made].sum():.1f}s full fits, "
+            f"{timing.bias_seconds[made].sum():.1f}s bias refits")
+        return fits, timing
+
+    def to_tables(self, fits):
+        items, trials = fits_to_frames(fits)
+        return {"items": items, "trials": trials, "anchors": anchors_to_frame(fits)}
+
+    def from_tables(self, tables):
+        return frames_to_fits(tables["items"], tables["trials"], tables["anchors"])
+
+    def training_seconds(self, timing, method, budget):
+        """The IRT fit, GP-IRT's bias refit and this budget's k-means anchors (Table 2)."""
+        t = timing.set_index("trial")
+        kmeans = t.get(f"anchor_seconds_n{budget}", 0.0)
+        return t.fit_seconds + (t.bias_seconds if method == "gp_irt" else 0.0) + kmeans
+
+
 def frames_to_fits(items: pd.DataFrame, trials: pd.DataFrame, anchors: pd.DataFrame | None = None) -> dict[int, IRTTrialFit]:
     """Inverse of :func:`fits_to_frames` (and of :func:`anchors_to_frame` when ``anchors`` is given)."""
     by_trial = {}
@@ -321,7 +366,7 @@ def frames_to_fits(items: pd.DataFrame, trials: pd.DataFrame, anchors: pd.DataFr
     for (t, g), (_, row) in zip(items.groupby("trial", sort=True), trials.sort_values("trial").iterrows()):
         if int(row.trial) != int(t):
             raise DataError("IRT fits", "trial", f"item table and trial table disagree (trial {t} vs {row.trial})",
-                            "delete results/irt and rerun")
+                            "delete the IRT prefit folder (results/prefit/.../irt) and rerun")
         g = g.sort_values("item_idx")
         out[int(t)] = IRTTrialFit(disc=g[disc_cols].to_numpy(np.float64), diff=g["diff"].to_numpy(np.float64),
                                   bias=float(row.bias), mean_variance=float(row.mean_variance),

@@ -9,6 +9,7 @@ import numpy as np
 
 from benchcast.errors import ConfigError
 from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.prefit import Prefit, register_prefit
 
 
 def lasso_path(*args, **kwargs):
@@ -129,7 +130,7 @@ class LassoMethod(Method):
     def fit(self, source, budget, rng, prefit: dict[int, LassoSelection] | None = None):
         """Select the core set for ``budget`` from the regularisation path of ``source``.
 
-        ``prefit`` (the workflow's ``mtm_lasso`` job): this trial's selections for every
+        ``prefit`` (:class:`LassoPrefit`, the workflow's ``mtm_prefit`` job): this trial's selections for every
         configured budget, from one path (:func:`lasso_selections`); the path does not
         depend on the budget, so the three budgets' jobs need not each recompute it."""
         check_budget(source, budget)
@@ -137,7 +138,7 @@ class LassoMethod(Method):
             prefit = lasso_selections(source, [budget], self)
         elif budget not in prefit:
             raise ConfigError(f"lasso: the precomputed path selections cover budgets {sorted(prefit)}, not {budget}. "
-                              "Fix: rerun the mtm_lasso job with this budget in misses_the_mark.budgets")
+                              "Fix: rerun the mtm_prefit job with this budget in misses_the_mark.budgets")
         sel = prefit[budget]
         if sel.n_items != source.shape[1]:
             raise ValueError(f"lasso: precomputed selection is over {sel.n_items} items, source has {source.shape[1]}")
@@ -193,7 +194,7 @@ def lasso_selections(source: np.ndarray, budgets, method: LassoMethod | None = N
 
 def lasso_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.ndarray]], budgets,
                  params: dict | None = None, log=lambda s: None):
-    """The workflow's ``mtm_lasso`` job: every trial's selections for all ``budgets`` from one
+    """:class:`LassoPrefit`'s fit: every trial's selections for all ``budgets`` from one
     path per trial. Trials with the same source models (every extrapolation trial) share the
     path of the first (the fit is deterministic). Returns ``(selections, timing)``:
     ``selections[trial][budget]`` and a table (trial, fit_seconds, shared_from) whose
@@ -253,3 +254,25 @@ def frames_to_selections(fits, items) -> dict[int, dict[int, LassoSelection]]:
         out.setdefault(int(row.trial), {})[int(row.budget)] = LassoSelection(
             alpha=float(row.alpha), coreset=coreset, coef=coef, intercept=float(row.intercept), n_items=int(row.n_items))
     return out
+
+
+@register_prefit
+class LassoPrefit(Prefit):
+    """One regularisation path per trial, yielding every budget's core set (``settings``: the
+    Lasso configuration's parameters)."""
+
+    kind = "lasso"
+
+    def fit_trials(self, scores, by_trial, settings, budgets, base_seed, log):
+        log(f"Lasso paths of {len(by_trial)} trials for budgets {list(budgets)}, params={dict(settings)}")
+        selections, timing = lasso_trials(scores, by_trial, [int(b) for b in budgets], dict(settings), log=log)
+        made = timing.shared_from == timing.trial
+        log(f"{int(made.sum())} distinct paths, {timing.fit_seconds[made].sum():.1f}s")
+        return selections, timing
+
+    def to_tables(self, fits):
+        tables, items = selections_to_frames(fits)
+        return {"fits": tables, "items": items}
+
+    def from_tables(self, tables):
+        return frames_to_selections(tables["fits"], tables["items"])

@@ -20,15 +20,18 @@ TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parque
 SPLITS = "results/splits/misses_the_mark/{dataset}/{split}.parquet"
 TABLES = "results/tables/misses_the_mark"
 FIGURES = "results/figures/misses_the_mark"
-IRT = "results/irt/misses_the_mark/{dataset}/{split}"
-IRT_TIMING = "results/timing/misses_the_mark/{dataset}/{split}/irt.parquet"
-LASSO = "results/lasso/misses_the_mark/{dataset}/{split}/{method}"
+#: a budget-independent per-trial fit (benchcast.methods.prefit): its tables and timing.parquet
+PREFIT = "results/prefit/misses_the_mark/{dataset}/{split}/{fit}"
 
 # Longest jobs first, so that on few cores no long job starts last and becomes the run's tail.
 # The IRT fits have priority 10; Random-Search-Learn's cost grows with the budget (MuSR/IFEval/MATH
 # n = 200: ~530 s; n = 50: 25-70 s); PCA and Lasso come next (up to ~100 s); every other job takes
 # a few seconds. Scheduling only: results do not depend on it.
 RUN_PRIORITY = {"random_search_learn": 6, "pca": 3, "lasso": 3}
+# The IRT fits are the longest jobs of the grid (up to ~15 min) and P-IRT/GP-IRT wait on them;
+# Lasso's run jobs (priority 3-5) wait on its path (up to ~100 s on QNLI).
+PREFIT_PRIORITY = {"irt": 10, "lasso": 5}
+PREFIT_MEMORY_MB = {"irt": 3000, "lasso": 1500}
 #: Methods whose run jobs need more memory than the default (measured peaks ~2-3 GB on QNLI).
 LARGE_MEMORY = ("random_search_learn", "pca")
 
@@ -134,6 +137,26 @@ class Plan:
     def run_memory_mb(self, label: str) -> int:
         return 4000 if label in LARGE_MEMORY else 1500
 
+    def prefit_key(self, label: str) -> str | None:
+        """The ``{fit}`` of a method's prefit job: the IRT fit is one per (dataset, split), shared by
+        P-IRT and GP-IRT (its settings are ``misses_the_mark.irt``); any other prefit is made from
+        the method's own parameters, so it is one per method label."""
+        kind = self.prefit(label)
+        return None if kind is None else ("irt" if kind == "irt" else label)
+
+    def prefit_keys(self) -> list[str]:
+        return list(dict.fromkeys(k for k in map(self.prefit_key, self.methods) if k is not None))
+
+    def prefit_kind(self, key: str) -> str:
+        return "irt" if key == "irt" else self.prefit(key)
+
+    def prefit_settings(self, key: str, split: str) -> dict:
+        """Only this prefit's settings: changing another method's parameters does not rerun it."""
+        if self.prefit_kind(key) == "irt":
+            return {"irt": self.irt_fit_params(split), "with_bias": self.irt_with_bias,
+                    "share_identical_sources": self.irt_shares_identical_sources(split)}
+        return self.lasso_params(key)
+
     @property
     def irt_with_bias(self) -> bool:
         """GP-IRT's lambda needs a second, held-out fit; skip it when only P-IRT is configured."""
@@ -157,18 +180,11 @@ class Plan:
 
     # -- jobs ----------------------------------------------------------------------------------
     def run_inputs(self, dataset: str, split: str, label: str) -> dict[str, str]:
-        """A run job's inputs: the data, the split and, for methods with a per-trial prefit, that fit."""
+        """A run job's inputs: the data, the split and, for methods with a per-trial prefit, its folder."""
         inputs = {**dataset_tables(dataset), "splits": SPLITS.format(dataset=dataset, split=split)}
-        prefit = self.prefit(label)
-        if prefit == "irt":  # P-IRT / GP-IRT reuse the trial's IRT fit across budgets
-            base = IRT.format(dataset=dataset, split=split)
-            inputs.update(irt_items=f"{base}/items.parquet", irt_trials=f"{base}/trials.parquet",
-                          irt_anchors=f"{base}/anchors.parquet",
-                          irt_timing=IRT_TIMING.format(dataset=dataset, split=split))
-        elif prefit == "lasso":  # Lasso: one regularisation path per trial serves every budget
-            base = LASSO.format(dataset=dataset, split=split, method=label)
-            inputs.update(lasso_fits=f"{base}/fits.parquet", lasso_items=f"{base}/items.parquet",
-                          lasso_timing=f"{base}/timing.parquet")
+        key = self.prefit_key(label)
+        if key is not None:  # the trial's budget-independent fit, made once for every budget
+            inputs["prefit"] = PREFIT.format(dataset=dataset, split=split, fit=key)
         return inputs
 
     def cells(self) -> list[dict]:
