@@ -28,6 +28,7 @@ def _predictor(solver):
     def predict(train):
         st = standardize(train, "logit")
         return unstandardize(st, solver(st.z, rank=2, lam=0.1))
+
     return predict
 
 

@@ -127,8 +127,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3, help="calls per fast method (best is reported)")
     ap.add_argument("--k", type=int, nargs="+", default=[2, 10, 20])
-    ap.add_argument("--no-reference", action="store_true", help="skip the slow scikit-learn loop; "
-                    "differences are then against the previous implementation")
+    ap.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip the slow scikit-learn loop; differences are then against the previous implementation",
+    )
     args = ap.parse_args()
     print(f"numpy {np.__version__}, scipy {scipy.__version__}; BLAS limited to 1 thread\n")
     header = f"{'case':<52} {'k':>3} {'method':<10} {'cpu s/call':>10} {'wall s/call':>11} {'speed-up':>9} {'max|Δ| vs ' + ('ref' if not args.no_reference else 'old'):>14}"
@@ -147,8 +150,10 @@ def main():
             rows += [("gram_eigh", old_cpu, old_wall, old), ("new", new_cpu, new_wall, new)]
             for method, cpu, wall, out in rows:
                 diff = float(np.abs(out - truth).max())
-                print(f"{name:<52} {k:>3} {method:<10} {cpu:>10.3f} {wall:>11.3f} {old_cpu / cpu:>8.2f}x {diff:>14.1e}",
-                      flush=True)
+                print(
+                    f"{name:<52} {k:>3} {method:<10} {cpu:>10.3f} {wall:>11.3f} {old_cpu / cpu:>8.2f}x {diff:>14.1e}",
+                    flush=True,
+                )
             assert np.abs(new - truth).max() < 1e-6, "new implementation differs from the reference by >= 1e-6"
 
 

@@ -26,8 +26,14 @@ from benchcast.harness import splits_by_trial
 from benchcast.methods import make_method
 from benchcast.workflow_support import single_threaded
 
-DEFAULT_CASES = ["musr:interpolation:200", "ifeval:extrapolation:200", "openllm_math:interpolation:100",
-                 "qnli:interpolation:100", "gsm:interpolation:200", "commonsense:extrapolation:50"]
+DEFAULT_CASES = [
+    "musr:interpolation:200",
+    "ifeval:extrapolation:200",
+    "openllm_math:interpolation:100",
+    "qnli:interpolation:100",
+    "gsm:interpolation:200",
+    "commonsense:extrapolation:50",
+]
 
 
 def main() -> None:
@@ -37,14 +43,17 @@ def main() -> None:
     ap.add_argument("--results", type=Path, default=Path("results"))
     args = ap.parse_args()
     single_threaded()
-    print("| dataset | split | n | exhaustive CPU-s/trial | pruned CPU-s/trial | speed-up | LOO fits (pruned) | same core sets |")
+    print(
+        "| dataset | split | n | exhaustive CPU-s/trial | pruned CPU-s/trial | speed-up | LOO fits (pruned) | same core sets |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for case in args.cases:
         ds, split, n = case.split(":")
         n = int(n)
         matrix = load_response_matrix(args.results / "data" / ds, ds)
-        by_trial = splits_by_trial(pd.read_parquet(args.results / "splits" / "misses_the_mark" / ds / f"{split}.parquet"),
-                                   matrix)
+        by_trial = splits_by_trial(
+            pd.read_parquet(args.results / "splits" / "misses_the_mark" / ds / f"{split}.parquet"), matrix
+        )
         seconds, cores, scored = {}, {}, []
         for prune in (False, True):
             t0 = time.process_time()
@@ -57,8 +66,11 @@ def main() -> None:
                     scored.append(m.candidates_scored_)
             seconds[prune] = (time.process_time() - t0) / args.trials
         same = all(np.array_equal(a, b) for a, b in zip(cores[False], cores[True]))
-        print(f"| {ds} | {split} | {n} | {seconds[False]:.2f} | {seconds[True]:.2f} | "
-              f"{seconds[False] / seconds[True]:.1f}x | {np.mean(scored):.0f} / 10,000 | {same} |", flush=True)
+        print(
+            f"| {ds} | {split} | {n} | {seconds[False]:.2f} | {seconds[True]:.2f} | "
+            f"{seconds[False] / seconds[True]:.1f}x | {np.mean(scored):.0f} / 10,000 | {same} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -86,8 +86,10 @@ def main():
             Y = np.broadcast_to(y, (256, m_train))
             t_old, (c_old, a_old) = best_cpu(lambda: ridge_cv_fit_eigh(X, Y), args.repeats)
             t_new, model = best_cpu(lambda: ridge_cv_fit(X, Y), args.repeats)
-            print(f"| {label} | {n} | {t_old:.3f} | {t_new:.3f} | {t_old / t_new:.1f}x | "
-                  f"{np.abs(model.coef - c_old).max():.1e} | {bool((model.alpha == a_old).all())} |")
+            print(
+                f"| {label} | {n} | {t_old:.3f} | {t_new:.3f} | {t_old / t_new:.1f}x | "
+                f"{np.abs(model.coef - c_old).max():.1e} | {bool((model.alpha == a_old).all())} |"
+            )
     src = (rng.random((336, 756)) < 0.5).astype(float)
     for n in (50, 200):
         t, _ = best_cpu(lambda: RandomSearchLearn(num_search=512).fit(src, n, np.random.default_rng(0)), 1)

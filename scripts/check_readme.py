@@ -55,8 +55,16 @@ def blocks(text: str) -> list[Block]:
             raise SystemExit(f"README: the code block opened at line {start + 1} is never closed")
         prev = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
         d = DIRECTIVE.search(prev)
-        out.append(Block(len(out) + 1, start + 1, lang, "\n".join(lines[start + 1:end]),
-                         d.group(1) if d else "run", (d.group(2) or "") if d else ""))
+        out.append(
+            Block(
+                len(out) + 1,
+                start + 1,
+                lang,
+                "\n".join(lines[start + 1 : end]),
+                d.group(1) if d else "run",
+                (d.group(2) or "") if d else "",
+            )
+        )
         k = end + 1
     return out
 

@@ -30,37 +30,81 @@ from benchcast.errors import DataError
 
 
 def _prov(url, status="verified", type_="official_blog"):
-    return {"url": url, "type": type_, "matches_canonical": True, "reported_setting": None,
-            "audit_status": status, "notes": None}
+    return {
+        "url": url,
+        "type": type_,
+        "matches_canonical": True,
+        "reported_setting": None,
+        "audit_status": status,
+        "notes": None,
+    }
 
 
 def benchpress_doc():
     """3 models x 4 benchmarks, with the quirks of the real file in miniature."""
     models = [
-        {"id": "m-a", "name": "Model A", "provider": "OpenAI", "reasoning": True, "release_date": "2025-01-31",
-         "canonical_setting": {"mode": "thinking", "temperature": "default"}, "open_weights": False},
-        {"id": "m-b", "name": "Model B", "provider": "Google", "reasoning": False, "release_date": "2024-09",
-         "canonical_setting": {"mode": "non-thinking", "temperature": 0.0}, "open_weights": None},
-        {"id": "m-c", "name": "Model C", "provider": "Meta", "reasoning": False, "release_date": "2025",
-         "canonical_setting": None, "open_weights": True},
+        {
+            "id": "m-a",
+            "name": "Model A",
+            "provider": "OpenAI",
+            "reasoning": True,
+            "release_date": "2025-01-31",
+            "canonical_setting": {"mode": "thinking", "temperature": "default"},
+            "open_weights": False,
+        },
+        {
+            "id": "m-b",
+            "name": "Model B",
+            "provider": "Google",
+            "reasoning": False,
+            "release_date": "2024-09",
+            "canonical_setting": {"mode": "non-thinking", "temperature": 0.0},
+            "open_weights": None,
+        },
+        {
+            "id": "m-c",
+            "name": "Model C",
+            "provider": "Meta",
+            "reasoning": False,
+            "release_date": "2025",
+            "canonical_setting": None,
+            "open_weights": True,
+        },
     ]
-    benchmarks = [{"id": "b1", "name": "Bench 1"}, {"id": "b2", "name": "Bench 2"},
-                  {"id": "elo", "name": "Arena Elo"}, {"id": "b4", "name": "Bench 4"}]
+    benchmarks = [
+        {"id": "b1", "name": "Bench 1"},
+        {"id": "b2", "name": "Bench 2"},
+        {"id": "elo", "name": "Arena Elo"},
+        {"id": "b4", "name": "Bench 4"},
+    ]
     observed = [
         [87.3, None, 1338.0, 10],
         [None, None, None, None],  # a model with no observed cell stays in the tables
         [50.5, 0.0, None, 12.25],
     ]
     sources = [
-        [_prov("https://a/1"), _prov("https://a/dropped", status="dropped"),  # null cell: not ingested
-         _prov("https://a/elo", status="dropped", type_=None), None],  # dropped but kept; no provenance
+        [
+            _prov("https://a/1"),
+            _prov("https://a/dropped", status="dropped"),  # null cell: not ingested
+            _prov("https://a/elo", status="dropped", type_=None),
+            None,
+        ],  # dropped but kept; no provenance
         [None, None, None, None],
-        [_prov("https://c/1", type_=""), _prov("https://c/2", status="verified_third_party",
-                                               type_="third_party_aggregator"), None,
-         _prov("https://c/4", status="needs_review")],
+        [
+            _prov("https://c/1", type_=""),
+            _prov("https://c/2", status="verified_third_party", type_="third_party_aggregator"),
+            None,
+            _prov("https://c/4", status="needs_review"),
+        ],
     ]
-    return {"models": models, "benchmarks": benchmarks, "predictions": [[0.0] * 4] * 3,
-            "observed": observed, "sources": sources, "meta": {"method": "x"}}
+    return {
+        "models": models,
+        "benchmarks": benchmarks,
+        "predictions": [[0.0] * 4] * 3,
+        "observed": observed,
+        "sources": sources,
+        "meta": {"method": "x"},
+    }
 
 
 def write_json(tmp_path, doc, name="data.json"):
@@ -72,18 +116,46 @@ def write_json(tmp_path, doc, name="data.json"):
 def llm_matrix_doc():
     return {
         "models": [
-            {"id": "gpt-oss-120b", "name": "gpt-oss-120B", "provider": "OpenAI", "release_date": "2025-08-05",
-             "params_total_M": 116800, "params_active_M": 5100, "architecture": "MoE", "is_reasoning": True,
-             "open_weights": True},
-            {"id": "o3", "name": "o3", "provider": "OpenAI", "release_date": "2025-04-16",
-             "params_total_M": None, "params_active_M": None, "architecture": None, "is_reasoning": True,
-             "open_weights": False},
+            {
+                "id": "gpt-oss-120b",
+                "name": "gpt-oss-120B",
+                "provider": "OpenAI",
+                "release_date": "2025-08-05",
+                "params_total_M": 116800,
+                "params_active_M": 5100,
+                "architecture": "MoE",
+                "is_reasoning": True,
+                "open_weights": True,
+            },
+            {
+                "id": "o3",
+                "name": "o3",
+                "provider": "OpenAI",
+                "release_date": "2025-04-16",
+                "params_total_M": None,
+                "params_active_M": None,
+                "architecture": None,
+                "is_reasoning": True,
+                "open_weights": False,
+            },
         ],
         "benchmarks": [
-            {"id": "gpqa", "name": "GPQA Diamond", "category": "Science", "metric": "% correct",
-             "num_problems": 198, "source_url": "https://arxiv.org/abs/2311.12022"},
-            {"id": "cf", "name": "Codeforces", "category": "Coding", "metric": "Elo rating",
-             "num_problems": None, "source_url": "https://codeforces.com"},
+            {
+                "id": "gpqa",
+                "name": "GPQA Diamond",
+                "category": "Science",
+                "metric": "% correct",
+                "num_problems": 198,
+                "source_url": "https://arxiv.org/abs/2311.12022",
+            },
+            {
+                "id": "cf",
+                "name": "Codeforces",
+                "category": "Coding",
+                "metric": "Elo rating",
+                "num_problems": None,
+                "source_url": "https://codeforces.com",
+            },
         ],
         # File order is not (model, benchmark) order, ints appear, and one cell repeats.
         "scores": [
@@ -96,22 +168,28 @@ def llm_matrix_doc():
     }
 
 
-V2_HEADER = ("T,Model,Average ⬆️,IFEval,IFEval Raw,MATH Lvl 5,Type,Architecture,Precision,Not_Merged,"
-             "#Params (B),Hub ❤️,Flagged,Submission Date,Upload To Hub Date\n")
+V2_HEADER = (
+    "T,Model,Average ⬆️,IFEval,IFEval Raw,MATH Lvl 5,Type,Architecture,Precision,Not_Merged,"
+    "#Params (B),Hub ❤️,Flagged,Submission Date,Upload To Hub Date\n"
+)
 
 
 def write_v2_csv(tmp_path, rows=None, header=V2_HEADER, name="open-llm-leaderboard_new.csv"):
-    rows = rows if rows is not None else [
-        # float16 row first: the choice must not depend on row order
-        '💬,01-ai/Yi-1.5-34B-Chat,33.4,60.67,0.61,15.0,"💬 chat models (RLHF, DPO, IFT, ...)",'
-        "LlamaForCausalLM,float16,True,34,10,True,2024-06-12,2024-05-10",
-        '🟢,01-ai/Yi-1.5-34B,25.7,28.41,0.28,14.2,🟢 pretrained,LlamaForCausalLM,bfloat16,True,34,45,True,'
-        "2024-06-12,2024-05-15",
-        '💬,01-ai/Yi-1.5-34B-Chat,33.9,61.00,0.61,15.5,"💬 chat models (RLHF, DPO, IFT, ...)",'
-        "LlamaForCausalLM,bfloat16,True,34,10,True,2024-06-13,2024-05-10",
-        "🟢,openai-community/gpt2,6.5,17.8,0.18,0.5,🟢 pretrained,GPT2LMHeadModel,bfloat16,True,0,2,True,"
-        "2024-06-26,",
-    ]
+    rows = (
+        rows
+        if rows is not None
+        else [
+            # float16 row first: the choice must not depend on row order
+            '💬,01-ai/Yi-1.5-34B-Chat,33.4,60.67,0.61,15.0,"💬 chat models (RLHF, DPO, IFT, ...)",'
+            "LlamaForCausalLM,float16,True,34,10,True,2024-06-12,2024-05-10",
+            "🟢,01-ai/Yi-1.5-34B,25.7,28.41,0.28,14.2,🟢 pretrained,LlamaForCausalLM,bfloat16,True,34,45,True,"
+            "2024-06-12,2024-05-15",
+            '💬,01-ai/Yi-1.5-34B-Chat,33.9,61.00,0.61,15.5,"💬 chat models (RLHF, DPO, IFT, ...)",'
+            "LlamaForCausalLM,bfloat16,True,34,10,True,2024-06-13,2024-05-10",
+            "🟢,openai-community/gpt2,6.5,17.8,0.18,0.5,🟢 pretrained,GPT2LMHeadModel,bfloat16,True,0,2,True,"
+            "2024-06-26,",
+        ]
+    )
     p = tmp_path / name
     p.write_text(header + "\n".join(rows) + "\n", encoding="utf-8")
     return p
@@ -135,7 +213,13 @@ def test_benchpress_happy_path(tmp_path):
     assert len(t.scores) == 6
     # sorted by (model order, benchmark order)
     assert list(zip(t.scores.model_id, t.scores.benchmark_id)) == [
-        ("m-a", "b1"), ("m-a", "elo"), ("m-a", "b4"), ("m-c", "b1"), ("m-c", "b2"), ("m-c", "b4")]
+        ("m-a", "b1"),
+        ("m-a", "elo"),
+        ("m-a", "b4"),
+        ("m-c", "b1"),
+        ("m-c", "b2"),
+        ("m-c", "b4"),
+    ]
     assert t.scores["score"].dtype == np.float64
     assert t.scores["score"].tolist() == [87.3, 1338.0, 10.0, 50.5, 0.0, 12.25]
     s = t.scores.set_index(["model_id", "benchmark_id"])
@@ -303,7 +387,10 @@ def test_llm_matrix_happy_path(tmp_path):
     assert t.shape == (2, 2)
     # 4 records, one repeated cell -> 3 cells, in (model, benchmark) order
     assert list(zip(t.scores.model_id, t.scores.benchmark_id)) == [
-        ("gpt-oss-120b", "gpqa"), ("o3", "gpqa"), ("o3", "cf")]
+        ("gpt-oss-120b", "gpqa"),
+        ("o3", "gpqa"),
+        ("o3", "cf"),
+    ]
     assert t.scores["score"].dtype == np.float64
     assert t.scores["score"].tolist() == [80.1, 83.3, 2706.0]
     assert t.scores["source_url"].tolist() == ["https://g/1", "https://o3/gpqa", "https://o3/cf"]
@@ -351,15 +438,18 @@ def test_llm_matrix_missing_key(tmp_path, key):
     assert ei.value.field == key
 
 
-@pytest.mark.parametrize("mutate, field", [
-    (lambda d: d["scores"][0].__setitem__("score", "n/a"), "scores[0].score"),
-    (lambda d: d["scores"][1].__setitem__("model_id", "ghost"), "scores[1].model_id"),
-    (lambda d: d["scores"][2].__setitem__("benchmark_id", "ghost"), "scores[2].benchmark_id"),
-    (lambda d: d["scores"][2].pop("score"), "scores[2].score"),
-    (lambda d: d["models"][1].__setitem__("id", "gpt-oss-120b"), "models[1].id"),
-    (lambda d: d["benchmarks"][1].__setitem__("id", "gpqa"), "benchmarks[1].id"),
-    (lambda d: d["models"][0].__setitem__("params_total_M", "117B"), "models[0].params_total_M"),
-])
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda d: d["scores"][0].__setitem__("score", "n/a"), "scores[0].score"),
+        (lambda d: d["scores"][1].__setitem__("model_id", "ghost"), "scores[1].model_id"),
+        (lambda d: d["scores"][2].__setitem__("benchmark_id", "ghost"), "scores[2].benchmark_id"),
+        (lambda d: d["scores"][2].pop("score"), "scores[2].score"),
+        (lambda d: d["models"][1].__setitem__("id", "gpt-oss-120b"), "models[1].id"),
+        (lambda d: d["benchmarks"][1].__setitem__("id", "gpqa"), "benchmarks[1].id"),
+        (lambda d: d["models"][0].__setitem__("params_total_M", "117B"), "models[0].params_total_M"),
+    ],
+)
 def test_llm_matrix_bad_inputs(tmp_path, mutate, field):
     doc = copy.deepcopy(llm_matrix_doc())
     mutate(doc)
@@ -418,24 +508,42 @@ def test_sloth_v1_and_curated_dates(tmp_path):
         "T,Model,Average ⬆️,ARC,GSM8K,Type,Precision,Merged,#Params (B),date\n"
         "🔶,org/a,60.0,61.0,40.0,🔶 fine-tuned on domain-specific datasets,float16,True,7,2024-05-05T12:22:44Z\n"
         "?,org/b,50.0,51.0,30.0,,bfloat16,False,13,2023-09-15T11:25:37.918274\n"
-        "?,org/c,40.0,41.0,,,GPTQ,False,0,\n", encoding="utf-8")
+        "?,org/c,40.0,41.0,,,GPTQ,False,0,\n",
+        encoding="utf-8",
+    )
     df = read_sloth_leaderboard(v1)
     assert df.attrs["layout"] == "open_llm_v1"
     assert "release_date" not in df.columns
-    assert df["submission_date"].tolist()[:2] == [pd.Timestamp("2024-05-05 12:22:44"),
-                                                  pd.Timestamp("2023-09-15 11:25:37.918274")]
+    assert df["submission_date"].tolist()[:2] == [
+        pd.Timestamp("2024-05-05 12:22:44"),
+        pd.Timestamp("2023-09-15 11:25:37.918274"),
+    ]
     assert pd.isna(df["model_type"].iloc[1]) and math.isnan(df["gsm8k"].iloc[2])
 
     cur = tmp_path / "data_v2.csv"
-    cur.write_text(",Model,Family,Instruct,date,#Params (B),Pretraining Data Size (T),FLOPs (1E21),IFEval,"
-                   "MATH Lvl 5,hendrycksTest-anatomy,Arena-Elo\n"
-                   "0,bloom,bloom,False,,176.0,0.366,386.496,,,,\n"
-                   "1,yi-1.5-34b,yi-1.5,False,2024-05-16,34.0,3.5,714.0,0.28,0.14,0.7,0.5\n", encoding="utf-8")
+    cur.write_text(
+        ",Model,Family,Instruct,date,#Params (B),Pretraining Data Size (T),FLOPs (1E21),IFEval,"
+        "MATH Lvl 5,hendrycksTest-anatomy,Arena-Elo\n"
+        "0,bloom,bloom,False,,176.0,0.366,386.496,,,,\n"
+        "1,yi-1.5-34b,yi-1.5,False,2024-05-16,34.0,3.5,714.0,0.28,0.14,0.7,0.5\n",
+        encoding="utf-8",
+    )
     df = read_sloth_leaderboard(cur)
     assert df.attrs["layout"] == "curated"
-    assert list(df.columns) == ["model", "family", "instruct", "release_date", "params_b", "pretraining_tokens_t",
-                                "flops_1e21", "n_evaluations", "ifeval", "math_lvl_5", "hendryckstest_anatomy",
-                                "arena_elo"]
+    assert list(df.columns) == [
+        "model",
+        "family",
+        "instruct",
+        "release_date",
+        "params_b",
+        "pretraining_tokens_t",
+        "flops_1e21",
+        "n_evaluations",
+        "ifeval",
+        "math_lvl_5",
+        "hendryckstest_anatomy",
+        "arena_elo",
+    ]
     assert df["release_date"].iloc[1] == pd.Timestamp("2024-05-16") and pd.isna(df["release_date"].iloc[0])
     assert df["flops_1e21"].iloc[0] == pytest.approx(386.496)
 
@@ -466,14 +574,21 @@ def test_sloth_duplicate_model_and_precision(tmp_path):
     assert_field(ei, "'Model'+'Precision'", "org/x", "bfloat16")
 
 
-@pytest.mark.parametrize("row, field", [
-    ("🟢,org/x,1,abc,0.2,3,🟢 pretrained,A,bfloat16,True,7,1,True,2024-06-12,2024-05-15", "column 'IFEval', row 0"),
-    ("🟢,org/x,1,2,0.2,3,🟢 pretrained,A,bfloat16,True,7,1,True,12/06/2024x,2024-05-15",
-     "column 'Submission Date', row 0"),
-    ("🟢,org/x,1,2,0.2,3,🟢 pretrained,A,bfloat16,maybe,7,1,True,2024-06-12,2024-05-15",
-     "column 'Not_Merged', row 0"),
-    ("🟢,,1,2,0.2,3,🟢 pretrained,A,bfloat16,True,7,1,True,2024-06-12,2024-05-15", "column 'Model', row 0"),
-])
+@pytest.mark.parametrize(
+    "row, field",
+    [
+        ("🟢,org/x,1,abc,0.2,3,🟢 pretrained,A,bfloat16,True,7,1,True,2024-06-12,2024-05-15", "column 'IFEval', row 0"),
+        (
+            "🟢,org/x,1,2,0.2,3,🟢 pretrained,A,bfloat16,True,7,1,True,12/06/2024x,2024-05-15",
+            "column 'Submission Date', row 0",
+        ),
+        (
+            "🟢,org/x,1,2,0.2,3,🟢 pretrained,A,bfloat16,maybe,7,1,True,2024-06-12,2024-05-15",
+            "column 'Not_Merged', row 0",
+        ),
+        ("🟢,,1,2,0.2,3,🟢 pretrained,A,bfloat16,True,7,1,True,2024-06-12,2024-05-15", "column 'Model', row 0"),
+    ],
+)
 def test_sloth_bad_cells(tmp_path, row, field):
     with pytest.raises(DataError) as ei:
         read_sloth_leaderboard(write_v2_csv(tmp_path, rows=[row]))
@@ -496,12 +611,14 @@ def test_sloth_unreadable_files(tmp_path):
 
 
 def _metadata():
-    return pd.DataFrame({
-        "model": pd.Series(["01-ai/Yi-1.5-34B", "Org/Mixed-Case", "dup/A", "dup/a"], dtype="str"),
-        "params_b": [34.0, 7.0, 1.0, 2.0],
-        "release_date": pd.to_datetime(["2024-05-16", "2024-01-01", None, None]).astype("datetime64[ns]"),
-        "instruct": pd.array([False, True, None, None], dtype="boolean"),
-    })
+    return pd.DataFrame(
+        {
+            "model": pd.Series(["01-ai/Yi-1.5-34B", "Org/Mixed-Case", "dup/A", "dup/a"], dtype="str"),
+            "params_b": [34.0, 7.0, 1.0, 2.0],
+            "release_date": pd.to_datetime(["2024-05-16", "2024-01-01", None, None]).astype("datetime64[ns]"),
+            "instruct": pd.array([False, True, None, None], dtype="boolean"),
+        }
+    )
 
 
 def test_model_metadata_for_matching():
@@ -569,7 +686,10 @@ def test_write_aggregate_roundtrip_and_determinism(tmp_path):
     paths = write_aggregate(t, tmp_path / "out1")
     write_aggregate(t, tmp_path / "out2")
     assert sorted(p.name for p in (tmp_path / "out1").iterdir()) == [
-        "benchmarks.parquet", "models.parquet", "scores.parquet"]  # no temp files left behind
+        "benchmarks.parquet",
+        "models.parquet",
+        "scores.parquet",
+    ]  # no temp files left behind
     for name in ("models", "benchmarks", "scores"):
         a = (tmp_path / "out1" / f"{name}.parquet").read_bytes()
         assert a == (tmp_path / "out2" / f"{name}.parquet").read_bytes()
@@ -583,6 +703,7 @@ def test_write_aggregate_roundtrip_and_determinism(tmp_path):
     models = pd.read_parquet(paths["models"])
     assert models["release_date"].tolist() == t.models["release_date"].tolist()
     import pyarrow.parquet as pq
+
     assert pq.ParquetFile(paths["scores"]).metadata.row_group(0).column(0).compression == "ZSTD"
 
 
@@ -608,7 +729,7 @@ def test_write_aggregate_is_atomic_on_failure(tmp_path, monkeypatch):
 
 def test_module_never_uses_pickle():
     modules = sorted(Path(agg.__file__).parent.glob("*.py"))
-    assert len(modules) > 5                              # every reader of the package is read
+    assert len(modules) > 5  # every reader of the package is read
     for module in modules:
         src = module.read_text(encoding="utf-8")
         assert "import pickle" not in src and "joblib" not in src, module

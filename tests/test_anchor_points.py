@@ -9,16 +9,23 @@ from __future__ import annotations
 import kmedoids
 import numpy as np
 import pytest
+from simdata import logistic_scores
 from threadpoolctl import threadpool_limits
 
-from benchcast.anchors import (AnchorSelection, assign_to_anchors, cluster_weights, dedupe_medoids,
-                               draw_seed, item_correlations, kmedoids_anchors, select_anchors)
+from benchcast.anchors import (
+    AnchorSelection,
+    assign_to_anchors,
+    cluster_weights,
+    dedupe_medoids,
+    draw_seed,
+    item_correlations,
+    kmedoids_anchors,
+    select_anchors,
+)
 from benchcast.errors import BudgetExceeded, ConfigError
 from benchcast.methods import REGISTRY, make_method
-from benchcast.methods.anchor_points import (AnchorPointsPredictor, AnchorPointsWeighted,
-                                             anchor_regression)
+from benchcast.methods.anchor_points import AnchorPointsPredictor, AnchorPointsWeighted, anchor_regression
 from benchcast.oracle import Oracle
-from simdata import logistic_scores
 
 
 @pytest.fixture(autouse=True)
@@ -82,8 +89,8 @@ def test_kmedoids_recovers_known_clusters(seed, absolute):
     sel = select_anchors(scores, len(sizes), np.random.default_rng(100 + seed), absolute=absolute)
     assert isinstance(sel, AnchorSelection)
     anchor_groups = group[sel.anchors]
-    assert sorted(anchor_groups.tolist()) == list(range(len(sizes)))      # one medoid per group
-    np.testing.assert_array_equal(anchor_groups[sel.membership], group)   # memberships = groups
+    assert sorted(anchor_groups.tolist()) == list(range(len(sizes)))  # one medoid per group
+    np.testing.assert_array_equal(anchor_groups[sel.membership], group)  # memberships = groups
     np.testing.assert_allclose(sel.weights, np.asarray(sizes)[anchor_groups] / group.size, rtol=0, atol=1e-15)
 
 
@@ -117,7 +124,7 @@ def test_item_correlations_constant_items_and_absolute():
         ref = np.corrcoef(scores, rowvar=False)
     ref[np.isnan(ref)] = 0.0
     np.testing.assert_array_equal(c, ref)
-    assert (c[3] == 0).all() and (c[:, 8] == 0).all()                     # diagonal included
+    assert (c[3] == 0).all() and (c[:, 8] == 0).all()  # diagonal included
     np.testing.assert_array_equal(item_correlations(scores, absolute=True), np.abs(ref))
 
 
@@ -128,9 +135,7 @@ def test_dedupe_keeps_python_set_order():
 
 
 def test_assignment_ties_go_to_first_anchor_and_empty_clusters_weigh_zero():
-    sim = np.array([[0.5, 0.0, 0.2, 0.9],
-                    [0.5, 0.0, 0.3, 0.9],
-                    [0.1, 0.0, 0.1, 0.1]])
+    sim = np.array([[0.5, 0.0, 0.2, 0.9], [0.5, 0.0, 0.3, 0.9], [0.1, 0.0, 0.1, 0.1]])
     members = assign_to_anchors(sim)
     np.testing.assert_array_equal(members, [0, 0, 1, 0])
     np.testing.assert_array_equal(cluster_weights(members, 3), [0.75, 0.25, 0.0])
@@ -139,11 +144,11 @@ def test_assignment_ties_go_to_first_anchor_and_empty_clusters_weigh_zero():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_select_anchors_weights_equal_paper_loop_with_constant_items(seed):
     scores = logistic_scores(25, 120, seed=seed)
-    scores[:, [4, 50, 51]] = 1.0                                           # constant items
+    scores[:, [4, 50, 51]] = 1.0  # constant items
     scores[:, 60] = 0.0
     sel = select_anchors(scores, 12, np.random.default_rng(seed))
     np.testing.assert_allclose(sel.weights, paper_weights(scores, sel.anchors), rtol=0, atol=1e-15)
-    assert (sel.membership[[4, 50, 51, 60]] == 0).all()                    # corr 0 everywhere: first anchor
+    assert (sel.membership[[4, 50, 51, 60]] == 0).all()  # corr 0 everywhere: first anchor
 
 
 # --------------------------------------------------------------------------- Anchor-Points-Weighted
@@ -186,12 +191,12 @@ def test_anchor_regression_equals_lstsq_loop_with_constant_columns():
     rng = np.random.default_rng(4)
     n_models = 23
     S = np.concatenate([rng.random((n_models, 10)), (rng.random((n_models, 10)) < 0.4).astype(float)], axis=1)
-    S[:, 2] = 1.0                                   # constant anchors (0, 1, 0.3, near-constant)
+    S[:, 2] = 1.0  # constant anchors (0, 1, 0.3, near-constant)
     S[:, 5] = 0.0
     S[:, 7] = 0.3
     S[:, 9] = 0.3
-    S[0, 9] = np.nextafter(0.3, 1.0)                # 1 ulp off: lstsq calls it rank-deficient
-    S[:, 14] = 1.0                                  # constant floaters
+    S[0, 9] = np.nextafter(0.3, 1.0)  # 1 ulp off: lstsq calls it rank-deficient
+    S[:, 14] = 1.0  # constant floaters
     S[:, 17] = 0.7
     anchors = [9, 2, 5, 7, 0, 11, 13]
     floaters, slopes, intercepts, rss = anchor_regression(S, anchors)
@@ -241,7 +246,7 @@ def test_predictor_excludes_anchor_scores_from_the_mean():
     tgt = np.full((1, 12), 0.5)
     tgt[0, copy_anchor[0]], tgt[0, 10], tgt[0, 11] = 0.25, 0.9, 0.9
     est = m.estimate(Oracle(tgt, 3), None)
-    assert est[0] == pytest.approx(0.25, abs=1e-12)       # not (9 * 0.25 + 0.25 + 2 * 0.9) / 12
+    assert est[0] == pytest.approx(0.25, abs=1e-12)  # not (9 * 0.25 + 0.25 + 2 * 0.9) / 12
 
 
 # --------------------------------------------------------------------------- both methods
@@ -275,7 +280,7 @@ def test_dissimilarity_is_cached_for_a_repeated_source_and_selection_is_unchange
     A._DISSIMILARITY_CACHE.clear()
     first = A.select_anchors(source, 8, np.random.default_rng(0))
     d1 = A.item_dissimilarity(source)
-    assert A.item_dissimilarity(source.copy()) is d1          # same content -> cache hit
+    assert A.item_dissimilarity(source.copy()) is d1  # same content -> cache hit
     assert not d1.flags.writeable
     np.testing.assert_array_equal(d1, 1.0 - A.item_correlations(source))
     second = A.select_anchors(source, 8, np.random.default_rng(0))
@@ -283,7 +288,7 @@ def test_dissimilarity_is_cached_for_a_repeated_source_and_selection_is_unchange
     np.testing.assert_array_equal(first.weights, second.weights)
     other = source.copy()
     other[0, 0] = 1 - other[0, 0]
-    assert A.item_dissimilarity(other) is not d1                # different content -> recomputed
+    assert A.item_dissimilarity(other) is not d1  # different content -> recomputed
     assert A.item_dissimilarity(source, absolute=True) is not d1
 
 
@@ -292,9 +297,9 @@ def test_dissimilarity_is_cached_for_a_repeated_source_and_selection_is_unchange
 
 def _binary_with_constants(n_models, n_items, seed):
     scores = logistic_scores(n_models, n_items, seed=seed)
-    scores[:, [1, n_items // 2]] = 1.0                                     # constant items
+    scores[:, [1, n_items // 2]] = 1.0  # constant items
     scores[:, n_items - 3] = 0.0
-    scores[:, 7] = scores[:, 8]                                            # duplicate items (ties)
+    scores[:, 7] = scores[:, 8]  # duplicate items (ties)
     return scores
 
 
@@ -311,17 +316,17 @@ def _reference_corr(scores, absolute):
 def test_fused_correlations_are_bit_identical_to_numpy_steps(monkeypatch, tile, block, absolute):
     from benchcast import anchors as A
 
-    monkeypatch.setattr(A, "_TILE", tile)                 # tiles/blocks that do not divide N
+    monkeypatch.setattr(A, "_TILE", tile)  # tiles/blocks that do not divide N
     monkeypatch.setattr(A, "_BLOCK_ELEMENTS", block)
     A._DISSIMILARITY_CACHE.clear()
     cases = [np.random.default_rng(2).random((12, 45))]
-    if tile > 1:                                          # (tile 1 on 300 items: 45,000 tile pairs, slow)
+    if tile > 1:  # (tile 1 on 300 items: 45,000 tile pairs, slow)
         cases.append(_binary_with_constants(31, 300, seed=5))
     for scores in cases:
         ref = _reference_corr(scores, absolute)
         corr = A.item_correlations(scores, absolute=absolute)
         assert corr.flags.c_contiguous
-        np.testing.assert_array_equal(corr, ref)                     # bit for bit, not allclose
+        np.testing.assert_array_equal(corr, ref)  # bit for bit, not allclose
         diss = A.item_dissimilarity(scores, absolute=absolute)
         assert diss.flags.f_contiguous and not diss.flags.writeable
         np.testing.assert_array_equal(diss, 1.0 - ref)
@@ -335,7 +340,7 @@ def test_fasterpam_on_column_major_dissimilarity_equals_row_major():
     A._DISSIMILARITY_CACHE.clear()
     diss = A.item_dissimilarity(scores)
     ref_diss = np.ascontiguousarray(1.0 - _reference_corr(scores, False))
-    assert not np.array_equal(ref_diss, ref_diss.T)        # not symmetric: the layout must not be a transpose
+    assert not np.array_equal(ref_diss, ref_diss.T)  # not symmetric: the layout must not be a transpose
     for n, seed in [(5, 1), (20, 2), (60, 3)]:
         ref = kmedoids.fasterpam(ref_diss, n, max_iter=100, init="random", random_state=seed, n_cpu=1)
         got = kmedoids.fasterpam(diss, n, max_iter=100, init="random", random_state=seed, n_cpu=1)
@@ -355,14 +360,20 @@ def test_select_anchors_equals_straightforward_reference(absolute, n, seed):
     sel = select_anchors(scores, n, np.random.default_rng(seed), absolute=absolute)
     corr = _reference_corr(scores, absolute)
     rng = np.random.default_rng(seed)
-    medoids = kmedoids.fasterpam(1.0 - corr, n, max_iter=100, init="random",
-                                 random_state=int(rng.integers(0, 2**31 - 1)), n_cpu=1).medoids
+    medoids = kmedoids.fasterpam(
+        1.0 - corr, n, max_iter=100, init="random", random_state=int(rng.integers(0, 2**31 - 1)), n_cpu=1
+    ).medoids
     anchors = np.array(list(set(int(m) for m in medoids)))
     np.testing.assert_array_equal(sel.anchors, anchors)
     np.testing.assert_array_equal(sel.membership, np.argmax(corr[anchors], axis=0))
-    np.testing.assert_allclose(sel.weights, paper_weights(scores, anchors) if not absolute else
-                               np.bincount(np.argmax(corr[anchors], axis=0), minlength=len(anchors)) / scores.shape[1],
-                               rtol=0, atol=1e-15)
+    np.testing.assert_allclose(
+        sel.weights,
+        paper_weights(scores, anchors)
+        if not absolute
+        else np.bincount(np.argmax(corr[anchors], axis=0), minlength=len(anchors)) / scores.shape[1],
+        rtol=0,
+        atol=1e-15,
+    )
     A._DISSIMILARITY_CACHE.clear()
 
 
@@ -372,9 +383,11 @@ def test_kmedoids_import_does_not_load_scikit_learn():
     import subprocess
     import sys
 
-    code = ("import sys, numpy as np; from benchcast.anchors import select_anchors; "
-            "sel = select_anchors(np.random.default_rng(0).random((20, 30)).round(), 4, np.random.default_rng(1)); "
-            "assert 'sklearn' not in sys.modules and len(sel.anchors) >= 1; "
-            "import sklearn.cluster; print('ok')")
+    code = (
+        "import sys, numpy as np; from benchcast.anchors import select_anchors; "
+        "sel = select_anchors(np.random.default_rng(0).random((20, 30)).round(), 4, np.random.default_rng(1)); "
+        "assert 'sklearn' not in sys.modules and len(sel.anchors) >= 1; "
+        "import sklearn.cluster; print('ok')"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "ok"

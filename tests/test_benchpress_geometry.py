@@ -33,8 +33,11 @@ DATA_JSON = RAW / "benchpress" / "website" / "data.json"
 # Table 1 of the paper, rows reproducible from the (15, 8)-filtered matrix:
 # (min per model, min per bench) -> (#models, #benchmarks, #observed)
 PAPER_TABLE1_STRICT = {
-    (15, 8): (84, 133, 2604), (15, 12): (61, 81, 1811), (15, 16): (53, 53, 1337),
-    (20, 8): (49, 110, 1885), (20, 12): (41, 69, 1353),
+    (15, 8): (84, 133, 2604),
+    (15, 12): (61, 81, 1811),
+    (15, 16): (53, 53, 1337),
+    (20, 8): (49, 110, 1885),
+    (20, 12): (41, 69, 1353),
 }
 
 
@@ -86,9 +89,9 @@ def test_rank_sweep_bottoms_out_at_rank_2_on_exact_rank_2_matrix():
     assert list(df.columns[:5]) == ["transform", "rank", "medape", "medae", "coverage"]
     assert df["rank"].tolist() == [1, 2, 3, 4] and (df["transform"] == "identity").all()
     err = df.set_index("rank")["medape"]
-    assert err[2] < 1e-6                       # exact recovery of the held-out cells
-    assert err[1] > 0.5                        # one factor is not enough
-    assert (err >= err[2] - 1e-9).all()        # nothing beats rank 2
+    assert err[2] < 1e-6  # exact recovery of the held-out cells
+    assert err[1] > 0.5  # one factor is not enough
+    assert (err >= err[2] - 1e-9).all()  # nothing beats rank 2
     assert int(err.idxmin()) == 2
     assert (df["coverage"] == 1.0).all()
     assert (df["n_cells"] == int((~np.isnan(M)).sum())).all()
@@ -114,7 +117,7 @@ def test_raw_space_predictor_does_not_clip_unless_asked():
     M[7, 3] = np.nan
     raw = soft_impute_predictor(1, "identity", max_iter=2000, tol=1e-14)(M)
     clipped = soft_impute_predictor(1, "identity", clip_identity=True, max_iter=2000, tol=1e-14)(M)
-    assert raw[7, 3] > 100.0          # the paper's raw-space Soft-Impute does not clip
+    assert raw[7, 3] > 100.0  # the paper's raw-space Soft-Impute does not clip
     assert clipped[7, 3] == 100.0
     observed = ~np.isnan(M)
     np.testing.assert_array_equal(raw[observed], M[observed])
@@ -166,18 +169,19 @@ def test_complete_submatrices_are_fully_observed_and_maximal():
     subs = complete_submatrices(M, benchmark_counts=(1, 2, 3, 4), min_models=1)
     assert [s.shape[1] for s in subs] == [1, 2, 3, 4]
     for s in subs:
-        assert np.isfinite(s.take(M)).all()                               # fully observed
+        assert np.isfinite(s.take(M)).all()  # fully observed
         k = len(s.cols)
         assert sorted(coverage[s.cols], reverse=True) == sorted(coverage, reverse=True)[:k]  # best-covered
         others = np.setdiff1d(np.arange(M.shape[0]), s.rows)
-        assert not obs[np.ix_(others, s.cols)].all(axis=1).any()          # no complete model left out
+        assert not obs[np.ix_(others, s.cols)].all(axis=1).any()  # no complete model left out
     assert subs[0].shape == (30, 1) and subs[0].cols[0] == 0
     # nested: more benchmarks, fewer (or equal) models
     assert all(set(b.rows) <= set(a.rows) for a, b in zip(subs, subs[1:]))
     big = largest_complete_submatrix(M, min_benchmarks=1)
     assert np.isfinite(big.take(M)).all()
-    assert big.shape[0] * big.shape[1] == max(s.shape[0] * s.shape[1] for s in complete_submatrices(
-        M, range(1, 13), min_models=0))
+    assert big.shape[0] * big.shape[1] == max(
+        s.shape[0] * s.shape[1] for s in complete_submatrices(M, range(1, 13), min_models=0)
+    )
     with pytest.raises(ValueError, match="models are observed"):
         complete_submatrices(M, benchmark_counts=(12,), min_models=31)
     table = submatrix_svd_table(M, benchmark_counts=(2, 3))
@@ -217,8 +221,16 @@ def test_threshold_sweep_columns_and_reproducible_flag():
     M = rng.uniform(0, 100, size=(40, 30))
     M[rng.random(M.shape) < 0.6] = np.nan
     df = threshold_sweep(M, grid=[(5, 5), (10, 10), (100, 100)], base_thresholds=(5, 5))
-    assert list(df.columns) == ["min_per_model", "min_per_bench", "n_models", "n_benchmarks", "n_observed",
-                                "fill", "passes", "reproducible"]
+    assert list(df.columns) == [
+        "min_per_model",
+        "min_per_bench",
+        "n_models",
+        "n_benchmarks",
+        "n_observed",
+        "fill",
+        "passes",
+        "reproducible",
+    ]
     assert df[["min_per_model", "min_per_bench"]].values.tolist() == [[0, 0], [5, 5], [10, 10]]  # empty dropped
     assert df["reproducible"].tolist() == [False, True, True]
     assert df["n_observed"].iloc[0] == int((~np.isnan(M)).sum())
@@ -246,7 +258,8 @@ def test_real_matrix_is_a_fixed_point_of_the_15_8_filter(real_matrix):
 
 def test_real_matrix_reproduces_strict_table_1_rows(real_matrix):
     df = threshold_sweep(real_matrix, PAPER_THRESHOLD_GRID, base_thresholds=(15, 8)).set_index(
-        ["min_per_model", "min_per_bench"])
+        ["min_per_model", "min_per_bench"]
+    )
     for key, expected in PAPER_TABLE1_STRICT.items():
         row = df.loc[key]
         assert row["reproducible"]
@@ -258,8 +271,10 @@ def test_real_matrix_table_2(real_matrix):
     table = submatrix_svd_table(real_matrix)
     assert list(zip(table["n_benchmarks"], table["n_models"])) == [(4, 42), (7, 11), (10, 7), (13, 6)]
     # the values in the paper code's submatrix_sweep.json
-    np.testing.assert_allclose(table["stable_rank"], [1.1065138941389359, 1.2787331637802668,
-                                                      1.1557016343346962, 1.116484090533418], rtol=1e-9)
-    np.testing.assert_allclose(table["var_top2"], [0.9763173595543265, 0.9116497234991514,
-                                                   0.9498425899105102, 0.9594834260511425], rtol=1e-9)
+    np.testing.assert_allclose(
+        table["stable_rank"], [1.1065138941389359, 1.2787331637802668, 1.1557016343346962, 1.116484090533418], rtol=1e-9
+    )
+    np.testing.assert_allclose(
+        table["var_top2"], [0.9763173595543265, 0.9116497234991514, 0.9498425899105102, 0.9594834260511425], rtol=1e-9
+    )
     assert (table["var_top2"] > 0.9).all()

@@ -21,7 +21,6 @@ from benchcast.completion.evaluation import Fold
 from benchcast.completion.pipeline import predict_scores
 from benchcast.studies.benchpress import hypotheses as H
 
-
 # --------------------------------------------------------------------------- cheap predictors
 
 
@@ -160,7 +159,7 @@ def simple_folds(M, n_seeds=2, n_folds=3, seed=0):
 
 def test_spearman_detects_monotone_and_not_noise():
     x = np.arange(30.0)
-    res = H.spearman_test(x, x ** 2 + 0.5)
+    res = H.spearman_test(x, x**2 + 0.5)
     assert res["statistic"] == pytest.approx(1.0) and res["p_value"] < 1e-10 and res["n"] == 30
     rng = np.random.default_rng(5)
     null = H.spearman_test(rng.normal(size=60), rng.normal(size=60))
@@ -170,11 +169,11 @@ def test_spearman_detects_monotone_and_not_noise():
 
 def test_wilcoxon_exact_small_sample_zeros_and_w_plus():
     res = H.wilcoxon_test(np.arange(1, 11, dtype=float))
-    assert res["p_value"] == pytest.approx(2 / 2 ** 10)     # the paper's H9 p = 0.002
+    assert res["p_value"] == pytest.approx(2 / 2**10)  # the paper's H9 p = 0.002
     assert res["statistic"] == 55 and res["n_positive"] == 10
     res = H.wilcoxon_test([0, 0, 0, 0, 0, 0])
     assert res["p_value"] == 1.0 and res["n_nonzero"] == 0
-    assert np.isnan(H.wilcoxon_test([1.0, 2.0, 3.0])["p_value"])         # fewer than min_n
+    assert np.isnan(H.wilcoxon_test([1.0, 2.0, 3.0])["p_value"])  # fewer than min_n
     d = np.array([0, 0, 1.0, -2.0, 3.0, 4.0, 5.0, -0.5])
     res = H.wilcoxon_test(d)
     nz = d[d != 0]
@@ -188,7 +187,7 @@ def test_wilcoxon_exact_small_sample_zeros_and_w_plus():
 
 def test_rank2_r2_exact_structure_and_noise():
     rng = np.random.default_rng(0)
-    M = np.outer(rng.normal(size=20), rng.normal(size=8)) + rng.normal(size=8)   # rank 1 after centring
+    M = np.outer(rng.normal(size=20), rng.normal(size=8)) + rng.normal(size=8)  # rank 1 after centring
     np.testing.assert_allclose(H.rank2_r2(M, 0), 1.0, atol=1e-10)
     np.testing.assert_allclose(H.rank2_r2(M, 1), 1.0, atol=1e-10)
     N = rng.normal(size=(40, 12))
@@ -207,29 +206,29 @@ def test_correlation_matrices_match_scipy_and_thresholds():
     X = np.full((6, 4), np.nan)
     X[:4, 0] = [1, 2, 3, 4]
     X[:4, 1] = [2, 1, 4, 3]
-    assert np.isnan(H.benchmark_abs_corr(X)[0, 1])                 # 4 < 5 shared models
+    assert np.isnan(H.benchmark_abs_corr(X)[0, 1])  # 4 < 5 shared models
     Rm = H.model_abs_corr(np.array([[1, 2, 3, np.nan], [2, 4, 7, 1], [1, 2, np.nan, np.nan]]))
     assert Rm[0, 1] == pytest.approx(abs(np.corrcoef([1, 2, 3], [2, 4, 7])[0, 1]))
-    assert Rm[0, 2] == 0.0 and Rm[1, 1] == 0.0                      # < 3 shared -> 0, diagonal 0
+    assert Rm[0, 2] == 0.0 and Rm[1, 1] == 0.0  # < 3 shared -> 0, diagonal 0
 
 
 def test_model_hide_masks_follow_the_paper_protocol():
     M = model_data(True)
     obs = np.isfinite(M)
-    obs[0, 4:] = False                                               # a model with 4 scores ...
-    obs[1, 3:] = False                                               # ... and one with 3 (skipped)
+    obs[0, 4:] = False  # a model with 4 scores ...
+    obs[1, 3:] = False  # ... and one with 3 (skipped)
     half = H._model_hide_masks(obs, 3, 0.5)
     three = H._model_hide_masks(obs, 3, 0.75)
     assert 1 not in half and len(half[0]) == 2
-    rng = np.random.RandomState(3 * 2000)                            # the paper's RandomState(seed * 2000)
+    rng = np.random.RandomState(3 * 2000)  # the paper's RandomState(seed * 2000)
     for i in range(obs.shape[0]):
         js = np.flatnonzero(obs[i])
         if len(js) < 4:
             continue
         rng.shuffle(js)
-        np.testing.assert_array_equal(half[i], js[:len(js) // 2])
-        np.testing.assert_array_equal(three[i], js[:max(1, int(len(js) * 0.75))])
-        assert set(half[i]) <= set(three[i])                         # nested
+        np.testing.assert_array_equal(half[i], js[: len(js) // 2])
+        np.testing.assert_array_equal(three[i], js[: max(1, int(len(js) * 0.75))])
+        assert set(half[i]) <= set(three[i])  # nested
 
 
 def test_temporal_groups_sort_date_strings_stably():
@@ -245,10 +244,12 @@ def test_temporal_groups_sort_date_strings_stably():
 
 def test_held_out_cells_never_reach_the_predictor():
     M = bench_data(True)
-    for recs in (H.bench_target_coverage(M, constant_spy_batch, n_seeds=2),
-                 H.bench_strong_neighbors(M, constant_spy_batch, n_seeds=2),
-                 H.bench_neighbor_support(M, constant_spy_batch, n_seeds=2),
-                 H.bench_same_category(M, np.arange(12) % 6, constant_spy_batch, n_seeds=2)):
+    for recs in (
+        H.bench_target_coverage(M, constant_spy_batch, n_seeds=2),
+        H.bench_strong_neighbors(M, constant_spy_batch, n_seeds=2),
+        H.bench_neighbor_support(M, constant_spy_batch, n_seeds=2),
+        H.bench_same_category(M, np.arange(12) % 6, constant_spy_batch, n_seeds=2),
+    ):
         assert len(recs) and (recs["base_medae"] > 900).all() and (recs["treat_medae"] > 900).all()
     Mm = model_data(True)
     recs = H.model_peer_support(Mm, constant_spy_batch, n_seeds=2)
@@ -280,16 +281,18 @@ def test_strong_neighbor_presence_planted_and_null():
 
 
 def test_neighbor_support_and_same_category_planted_and_null():
-    cats = np.arange(12) % 6                                        # a benchmark shares its category with its twin
-    for fn in (lambda M: H.bench_neighbor_support(M, neighbor_regression_batch),
-               lambda M: H.bench_same_category(M, cats, neighbor_regression_batch, n_seeds=6)):
+    cats = np.arange(12) % 6  # a benchmark shares its category with its twin
+    for fn in (
+        lambda M: H.bench_neighbor_support(M, neighbor_regression_batch),
+        lambda M: H.bench_same_category(M, cats, neighbor_regression_batch, n_seeds=6),
+    ):
         planted, null = fn(bench_data(True)), fn(bench_data(False))
         for m in H.METRICS:
             res = H.grouped_wilcoxon(planted, "benchmark", m)
             assert res["p_value"] < H.ALPHA and res["effect"] > 0
             assert not H.grouped_wilcoxon(null, "benchmark", m)["p_value"] < H.ALPHA
     recs = H.bench_neighbor_support(bench_data(True), additive_batch, n_seeds=1)
-    assert (recs["neighbor"] == (recs["benchmark"] + 6) % 12).all()   # the twin is the strongest neighbour
+    assert (recs["neighbor"] == (recs["benchmark"] + 6) % 12).all()  # the twin is the strongest neighbour
 
 
 def test_score_spread_correlation_planted():
@@ -305,8 +308,9 @@ def test_score_spread_correlation_planted():
 
 def test_benchmark_hypotheses_table():
     M = bench_data(True)
-    table, det = H.benchmark_hypotheses(M, simple_folds(M), np.arange(12) % 6, predict_batch=neighbor_regression_batch,
-                                        return_details=True)
+    table, det = H.benchmark_hypotheses(
+        M, simple_folds(M), np.arange(12) % 6, predict_batch=neighbor_regression_batch, return_details=True
+    )
     assert list(table["hypothesis"]) == [f"H{k}" for k in range(1, 8) for _ in range(2)]
     assert list(table["metric"][:2]) == ["medape", "medae"]
     assert set(table.loc[table["hypothesis"].isin(["H1", "H2", "H3"]), "test"]) == {"spearman"}
@@ -331,16 +335,22 @@ def test_strong_peer_and_same_provider_planted_and_null():
     null = H.model_hypotheses(model_data(False), providers_null, [False] * 30, ["2025"] * 30, **kw)
     assert planted["reject"].all() and (planted["effect"] >= 0).all()
     assert not null["reject"].any()
-    assert (null["p_value"] == 1.0).all()                           # nothing to remove: deltas all zero
+    assert (null["p_value"] == 1.0).all()  # nothing to remove: deltas all zero
     assert sum(len(r) > 0 for r in _peer_rows(model_data(True))) == 20
-    paper_baseline = H.model_hypotheses(model_data(True), providers_planted, [False] * 30, ["2025"] * 30,
-                                        predict_batch=peer_copy_batch, hypotheses=("H5",))
-    assert paper_baseline["n"].eq(30).all()                         # every model paired with the global hide-half
+    paper_baseline = H.model_hypotheses(
+        model_data(True),
+        providers_planted,
+        [False] * 30,
+        ["2025"] * 30,
+        predict_batch=peer_copy_batch,
+        hypotheses=("H5",),
+    )
+    assert paper_baseline["n"].eq(30).all()  # every model paired with the global hide-half
 
 
 def test_strong_peer_support_planted():
     recs = H.model_peer_support(model_data(True), peer_copy_batch)
-    assert set(recs["model"]) == set(range(20))                     # only cloned models have a |r| >= 0.95 peer
+    assert set(recs["model"]) == set(range(20))  # only cloned models have a |r| >= 0.95 peer
     assert ((recs["peer"] - recs["model"]) % 10 == 0).all()
     for m in H.METRICS:
         res = H.grouped_wilcoxon(recs, "model", m)
@@ -349,41 +359,50 @@ def test_strong_peer_support_planted():
 
 
 def test_observation_count_planted_and_cells_option():
-    M = model_data(True, n_bench=30)    # at 75% hidden a clone pair shares < 3 scores: no peer to copy
-    table = H.model_hypotheses(M, ["x"] * 30, [False] * 30, ["2025"] * 30, predict_batch=peer_copy_batch,
-                               hypotheses=("H8",))
+    M = model_data(True, n_bench=30)  # at 75% hidden a clone pair shares < 3 scores: no peer to copy
+    table = H.model_hypotheses(
+        M, ["x"] * 30, [False] * 30, ["2025"] * 30, predict_batch=peer_copy_batch, hypotheses=("H8",)
+    )
     assert table["reject"].all() and (table["effect"] > 0).all()
     base, own = H.model_observation_count(M, additive_batch, n_seeds=2)
     _, common = H.model_observation_count(M, additive_batch, n_seeds=2, cells="common", baseline_cells=base)
     assert len(own) > len(base) and len(common) == len(base)
     key = ["seed", "model", "benchmark"]
-    pd.testing.assert_frame_equal(common[key].sort_values(key).reset_index(drop=True),
-                                  base[key].sort_values(key).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        common[key].sort_values(key).reset_index(drop=True), base[key].sort_values(key).reset_index(drop=True)
+    )
 
 
 def test_model_correlational_features_and_skipped_size():
     rng = np.random.default_rng(4)
     ability = rng.normal(size=30)
     reasoning = ability > 0
-    noise = np.where(reasoning, 1.0, 12.0)                          # reasoning models are easier to predict
+    noise = np.where(reasoning, 1.0, 12.0)  # reasoning models are easier to predict
     M = 50 + 10 * ability[:, None] + rng.normal(size=(30, 16)) * noise[:, None]
-    table = H.model_hypotheses(M, ["x"] * 30, reasoning, ["2025"] * 30, predict_batch=additive_batch,
-                               hypotheses=("H1", "H2", "H3", "H4"))
+    table = H.model_hypotheses(
+        M, ["x"] * 30, reasoning, ["2025"] * 30, predict_batch=additive_batch, hypotheses=("H1", "H2", "H3", "H4")
+    )
     h1 = table[table["hypothesis"] == "H1"]
     assert h1["p_value"].isna().all() and h1["note"].str.startswith("skipped").all()
     h2 = table[(table["hypothesis"] == "H2") & (table["metric"] == "medae")].iloc[0]
     assert h2["reject"] and h2["effect"] < 0
     params = np.where(np.arange(30) < 12, 10 ** rng.uniform(0, 3, 30), np.nan)
-    with_size = H.model_hypotheses(M, ["x"] * 30, reasoning, ["2025"] * 30, params, predict_batch=additive_batch,
-                                   hypotheses=("H1",))
+    with_size = H.model_hypotheses(
+        M, ["x"] * 30, reasoning, ["2025"] * 30, params, predict_batch=additive_batch, hypotheses=("H1",)
+    )
     assert (with_size["n"] == 12).all() and with_size["p_value"].notna().all()
 
 
 def _drift_data(drift: float, seed=7, n=30, n_bench=14):
     rng = np.random.default_rng(seed)
     t = np.linspace(0, 1, n)
-    M = (50 + rng.normal(0, 8, size=(n, 1)) + rng.normal(0, 5, size=(1, n_bench))
-         + drift * t[:, None] * rng.normal(0, 1, size=(1, n_bench)) + rng.normal(0, 1, size=(n, n_bench)))
+    M = (
+        50
+        + rng.normal(0, 8, size=(n, 1))
+        + rng.normal(0, 5, size=(1, n_bench))
+        + drift * t[:, None] * rng.normal(0, 1, size=(1, n_bench))
+        + rng.normal(0, 1, size=(n, n_bench))
+    )
     dates = [f"2025-{1 + i // 28:02d}-{1 + i % 28:02d}" for i in range(n)]
     return M, dates
 
@@ -392,7 +411,7 @@ def test_training_anchor_recency_planted_and_null():
     M, dates = _drift_data(40.0)
     table = H.model_hypotheses(M, ["x"] * 30, [False] * 30, dates, predict_batch=additive_batch, hypotheses=("H9",))
     assert table["reject"].all() and (table["effect"] > 0).all()
-    assert table["p_value"].iloc[0] == pytest.approx(2 / 2 ** 10)   # older anchors worse in all 10 seeds
+    assert table["p_value"].iloc[0] == pytest.approx(2 / 2**10)  # older anchors worse in all 10 seeds
     M0, dates0 = _drift_data(0.0)
     null = H.model_hypotheses(M0, ["x"] * 30, [False] * 30, dates0, predict_batch=additive_batch, hypotheses=("H9",))
     assert not null["reject"].any()
@@ -406,10 +425,28 @@ def test_predictability_and_paper_comparison():
     tab, summ = H.predictability(cells, "model")
     assert summ["n"] == 30 and tab["medape"].is_monotonic_increasing
     assert summ["n_below"] == int((tab["medape"] < 15).sum())
-    table = pd.DataFrame([{"side": "model", "hypothesis": "H3", "name": "score_level", "metric": "medape",
-                           "effect": -0.5, "p_value": 1e-5, "n": 84},
-                          {"side": "benchmark", "hypothesis": "H1", "name": "low_rank_fit", "metric": "medae",
-                           "effect": 0.1, "p_value": 0.2, "n": 133}])
+    table = pd.DataFrame(
+        [
+            {
+                "side": "model",
+                "hypothesis": "H3",
+                "name": "score_level",
+                "metric": "medape",
+                "effect": -0.5,
+                "p_value": 1e-5,
+                "n": 84,
+            },
+            {
+                "side": "benchmark",
+                "hypothesis": "H1",
+                "name": "low_rank_fit",
+                "metric": "medae",
+                "effect": 0.1,
+                "p_value": 0.2,
+                "n": 133,
+            },
+        ]
+    )
     paper = pd.read_csv(Path(__file__).resolve().parents[1] / "resources" / "paper" / "benchpress_paper_values.csv")
     cmp = H.compare_with_paper(table, paper)
     assert cmp["paper_p"].tolist() == [0.001, 0.036]

@@ -43,9 +43,17 @@ PAPER = REPO.parent / "shared" / "papers" / "benchpress-you-dont-need-to-run-eve
 
 # Table 9 headings, "Agentic & tool use (26)" etc.
 PAPER_COUNTS = {
-    "Agentic & tool use": 26, "Math": 23, "Coding": 21, "Multimodal & vision": 12, "Long context": 9,
-    "Instruction following": 9, "Knowledge & QA": 9, "Reasoning": 8, "Hallucination & factuality": 5,
-    "Science": 4, "Other": 7,
+    "Agentic & tool use": 26,
+    "Math": 23,
+    "Coding": 21,
+    "Multimodal & vision": 12,
+    "Long context": 9,
+    "Instruction following": 9,
+    "Knowledge & QA": 9,
+    "Reasoning": 8,
+    "Hallucination & factuality": 5,
+    "Science": 4,
+    "Other": 7,
 }
 NON_PERCENT = {
     "aa_intelligence_index": "index",
@@ -138,8 +146,13 @@ def test_observed_ranges_agree_with_scales():
     rows = {r["benchmark_id"]: r for r in _inventory_rows()}
     ranges = _column_ranges(_data_json())
     over_100 = {b for b, (lo, hi) in ranges.items() if hi is not None and hi > 100}
-    assert over_100 == {"chatbot_arena_elo", "codeforces_rating", "gdpval_aa_elo", "swelancer_freelance_dollars",
-                        "vending_bench_2"}
+    assert over_100 == {
+        "chatbot_arena_elo",
+        "codeforces_rating",
+        "gdpval_aa_elo",
+        "swelancer_freelance_dollars",
+        "vending_bench_2",
+    }
     for b, (lo, hi) in ranges.items():
         if rows[b]["scale"] == "percent":
             assert lo is not None and 0 <= lo and hi <= 100, b
@@ -168,8 +181,16 @@ def test_read_aggregate_attaches_inventory_to_real_benchpress():
     assert spec.local_path(RAW, "inventory") == INVENTORY
     t = read_aggregate(spec, RAW)
     b = t.benchmarks
-    assert b.columns.tolist()[:8] == ["benchmark_id", "name", "category", "metric", "scale", "is_percentage",
-                                      "lower_is_better", "items"]
+    assert b.columns.tolist()[:8] == [
+        "benchmark_id",
+        "name",
+        "category",
+        "metric",
+        "scale",
+        "is_percentage",
+        "lower_is_better",
+        "items",
+    ]
     assert b["category"].notna().all() and len(b) == 133
     assert str(b["is_percentage"].dtype) == "boolean" and str(b["lower_is_better"].dtype) == "boolean"
     assert str(b["items"].dtype) == "Int64"
@@ -181,11 +202,21 @@ def test_read_aggregate_attaches_inventory_to_real_benchpress():
 def test_llm_benchmark_matrix_gets_the_same_scale_columns():
     t = read_llm_benchmark_matrix(LLM_MATRIX)
     b = t.benchmarks.set_index("benchmark_id")
-    assert list(t.benchmarks.columns[:7]) == ["benchmark_id", "name", "category", "metric", "scale",
-                                               "is_percentage", "lower_is_better"]
+    assert list(t.benchmarks.columns[:7]) == [
+        "benchmark_id",
+        "name",
+        "category",
+        "metric",
+        "scale",
+        "is_percentage",
+        "lower_is_better",
+    ]
     assert b.loc[b["scale"] != "percent", "scale"].to_dict() == {
-        "codeforces_rating": "rating", "chatbot_arena_elo": "elo", "aa_intelligence_index": "index",
-        "gdpval_aa": "score"}  # "GDP-Val AA", metric "score": the rule cannot see that it is an Elo
+        "codeforces_rating": "rating",
+        "chatbot_arena_elo": "elo",
+        "aa_intelligence_index": "index",
+        "gdpval_aa": "score",
+    }  # "GDP-Val AA", metric "score": the rule cannot see that it is an Elo
     assert not b["lower_is_better"].any()
 
 
@@ -193,17 +224,34 @@ def test_llm_benchmark_matrix_gets_the_same_scale_columns():
 
 
 def small_tables(ids=("a", "b", "elo")) -> AggregateTables:
-    models = pd.DataFrame({"model_id": ["m1", "m2"], "name": ["M1", "M2"], "provider": ["P", "P"],
-                           "reasoning": pd.array([True, False], dtype="boolean"),
-                           "open_weights": pd.array([None, True], dtype="boolean"),
-                           "release_date": pd.to_datetime(["2025-01-01", None])})
-    benchmarks = pd.DataFrame({"benchmark_id": list(ids), "name": [i.upper() for i in ids],
-                               "category": pd.Series([None] * len(ids), dtype="str"),
-                               "metric": pd.Series([None] * len(ids), dtype="str")})
-    scores = pd.DataFrame({"model_id": ["m1", "m2"], "benchmark_id": [ids[0], ids[-1]], "score": [50.0, 1300.0],
-                           "source_url": pd.Series([None, None], dtype="str"),
-                           "source_type": pd.Series([None, None], dtype="str"),
-                           "audit_status": pd.Series([None, None], dtype="str")})
+    models = pd.DataFrame(
+        {
+            "model_id": ["m1", "m2"],
+            "name": ["M1", "M2"],
+            "provider": ["P", "P"],
+            "reasoning": pd.array([True, False], dtype="boolean"),
+            "open_weights": pd.array([None, True], dtype="boolean"),
+            "release_date": pd.to_datetime(["2025-01-01", None]),
+        }
+    )
+    benchmarks = pd.DataFrame(
+        {
+            "benchmark_id": list(ids),
+            "name": [i.upper() for i in ids],
+            "category": pd.Series([None] * len(ids), dtype="str"),
+            "metric": pd.Series([None] * len(ids), dtype="str"),
+        }
+    )
+    scores = pd.DataFrame(
+        {
+            "model_id": ["m1", "m2"],
+            "benchmark_id": [ids[0], ids[-1]],
+            "score": [50.0, 1300.0],
+            "source_url": pd.Series([None, None], dtype="str"),
+            "source_type": pd.Series([None, None], dtype="str"),
+            "audit_status": pd.Series([None, None], dtype="str"),
+        }
+    )
     return AggregateTables(models=models, benchmarks=benchmarks, scores=scores)
 
 
@@ -231,8 +279,16 @@ def test_attach_happy_path(tmp_path):
     t = small_tables()
     out = attach_benchmark_inventory(t, write_inventory(tmp_path, good_rows()))
     b = out.benchmarks
-    assert b.columns.tolist() == ["benchmark_id", "name", "category", "metric", "scale", "is_percentage",
-                                  "lower_is_better", "items"]
+    assert b.columns.tolist() == [
+        "benchmark_id",
+        "name",
+        "category",
+        "metric",
+        "scale",
+        "is_percentage",
+        "lower_is_better",
+        "items",
+    ]
     assert b["benchmark_id"].tolist() == ["a", "b", "elo"]
     assert b["category"].tolist() == ["Math", "Coding", "Other"]
     assert b["metric"].iloc[0] == "% correct" and pd.isna(b["metric"].iloc[1])  # "" -> NA
@@ -282,15 +338,18 @@ def test_attach_duplicate_id(tmp_path):
     assert "first at row 0 (line 2)" in ei.value.problem
 
 
-@pytest.mark.parametrize("col, value, fragment", [
-    ("is_percentage", "yes", "not a boolean"),
-    ("lower_is_better", "1", "not a boolean"),
-    ("scale", "percentage", "unknown scale"),
-    ("is_percentage", "false", "contradicts scale='percent'"),
-    ("items", "8,000", "not a whole number"),
-    ("items", "-3", "not a whole number"),
-    ("benchmark_id", "", "benchmark id is empty"),
-])
+@pytest.mark.parametrize(
+    "col, value, fragment",
+    [
+        ("is_percentage", "yes", "not a boolean"),
+        ("lower_is_better", "1", "not a boolean"),
+        ("scale", "percentage", "unknown scale"),
+        ("is_percentage", "false", "contradicts scale='percent'"),
+        ("items", "8,000", "not a whole number"),
+        ("items", "-3", "not a whole number"),
+        ("benchmark_id", "", "benchmark id is empty"),
+    ],
+)
 def test_attach_bad_values(tmp_path, col, value, fragment):
     rows = good_rows()
     rows[0][INVENTORY_COLUMNS.index(col)] = value
@@ -331,42 +390,48 @@ def test_inventory_file_problems(tmp_path):
 # --------------------------------------------------------------------------- the shared scale rule
 
 
-@pytest.mark.parametrize("metric, lo, hi, name, expected", [
-    ("% correct", 3.0, 97.5, "GPQA Diamond", "percent"),
-    ("pass@1 %", 0.0, 100.0, None, "percent"),
-    ("accuracy (%)", None, None, None, "percent"),              # no scores: text alone
-    ("—", 10.0, 90.0, "BFCL", "percent"),                       # unlabelled, 0-100
-    ("overall score", 35.9, 77.1, "LiveBench", "percent"),       # generic score within 0-100
-    ("Elo rating", 1338.0, 1496.0, "Chatbot Arena Elo", "elo"),
-    ("Elo rating", 717.0, 3206.0, "Codeforces Rating", "rating"),  # the name wins over the metric
-    ("score", 1195.0, 1674.0, "GDPval (Artificial Analysis ELO)", "elo"),
-    ("score", 1606.0, 1633.0, "GDP-Val AA", "score"),           # unbounded, unit not stated
-    ("dollars", 9000.0, 112000.0, None, "dollars"),
-    (None, 9000.0, 112000.0, "SWE-Lancer IC SWE Diamond Freelance ($)", "dollars"),
-    ("index score", 50.0, 73.0, "AA Intelligence Index", "index"),
-    ("edit distance (lower=better)", 0.099, 91.2, "OmniDocBench 1.5", "edit_distance"),
-    ("", 549.0, 8017.59, "Vending-Bench 2", "score"),
-    ("%", -5.0, 50.0, None, "score"),                           # a negative value is no percentage
-    ("%", 10.0, 150.0, None, "score"),
-    (float("nan"), float("nan"), float("nan"), None, "percent"),
-    (pd.NA, np.float64(2.0), np.float64(3.0), pd.NA, "percent"),
-])
+@pytest.mark.parametrize(
+    "metric, lo, hi, name, expected",
+    [
+        ("% correct", 3.0, 97.5, "GPQA Diamond", "percent"),
+        ("pass@1 %", 0.0, 100.0, None, "percent"),
+        ("accuracy (%)", None, None, None, "percent"),  # no scores: text alone
+        ("—", 10.0, 90.0, "BFCL", "percent"),  # unlabelled, 0-100
+        ("overall score", 35.9, 77.1, "LiveBench", "percent"),  # generic score within 0-100
+        ("Elo rating", 1338.0, 1496.0, "Chatbot Arena Elo", "elo"),
+        ("Elo rating", 717.0, 3206.0, "Codeforces Rating", "rating"),  # the name wins over the metric
+        ("score", 1195.0, 1674.0, "GDPval (Artificial Analysis ELO)", "elo"),
+        ("score", 1606.0, 1633.0, "GDP-Val AA", "score"),  # unbounded, unit not stated
+        ("dollars", 9000.0, 112000.0, None, "dollars"),
+        (None, 9000.0, 112000.0, "SWE-Lancer IC SWE Diamond Freelance ($)", "dollars"),
+        ("index score", 50.0, 73.0, "AA Intelligence Index", "index"),
+        ("edit distance (lower=better)", 0.099, 91.2, "OmniDocBench 1.5", "edit_distance"),
+        ("", 549.0, 8017.59, "Vending-Bench 2", "score"),
+        ("%", -5.0, 50.0, None, "score"),  # a negative value is no percentage
+        ("%", 10.0, 150.0, None, "score"),
+        (float("nan"), float("nan"), float("nan"), None, "percent"),
+        (pd.NA, np.float64(2.0), np.float64(3.0), pd.NA, "percent"),
+    ],
+)
 def test_infer_scale_cases(metric, lo, hi, name, expected):
     assert infer_scale(metric, lo, hi, name=name) == expected
 
 
-@pytest.mark.parametrize("metric, name, scale, expected", [
-    ("%", "FActScore (hallucination rate)", "percent", True),
-    ("%", "LongFact-Objects (hallucination rate)", None, True),
-    ("edit distance (lower=better)", "OmniDocBench 1.5", None, True),
-    ("score", "Something (lower is better)", None, True),
-    ("word error rate", None, None, True),
-    (None, "X", "edit_distance", True),
-    ("% correct", "SimpleQA", "percent", False),
-    ("Elo rating", "Codeforces Rating", "rating", False),
-    ("% win rate", "Arena-Hard Auto", "percent", False),
-    ("dollars", None, "dollars", False),
-])
+@pytest.mark.parametrize(
+    "metric, name, scale, expected",
+    [
+        ("%", "FActScore (hallucination rate)", "percent", True),
+        ("%", "LongFact-Objects (hallucination rate)", None, True),
+        ("edit distance (lower=better)", "OmniDocBench 1.5", None, True),
+        ("score", "Something (lower is better)", None, True),
+        ("word error rate", None, None, True),
+        (None, "X", "edit_distance", True),
+        ("% correct", "SimpleQA", "percent", False),
+        ("Elo rating", "Codeforces Rating", "rating", False),
+        ("% win rate", "Arena-Hard Auto", "percent", False),
+        ("dollars", None, "dollars", False),
+    ],
+)
 def test_infer_lower_is_better_cases(metric, name, scale, expected):
     assert infer_lower_is_better(metric, name=name, scale=scale) is expected
 
@@ -375,8 +440,15 @@ def test_with_inferred_scales_uses_observed_range():
     t = small_tables()
     out = with_inferred_scales(t)
     b = out.benchmarks
-    assert b.columns.tolist() == ["benchmark_id", "name", "category", "metric", "scale", "is_percentage",
-                                  "lower_is_better"]
+    assert b.columns.tolist() == [
+        "benchmark_id",
+        "name",
+        "category",
+        "metric",
+        "scale",
+        "is_percentage",
+        "lower_is_better",
+    ]
     assert b["scale"].tolist() == ["percent", "percent", "elo"]  # "ELO" in the name
     assert str(b["is_percentage"].dtype) == "boolean" and b["is_percentage"].tolist() == [True, True, False]
     t.benchmarks.loc[2, "name"] = "Arena"
@@ -390,10 +462,16 @@ def _catalog(tmp_path: Path, inventory: dict) -> Path:
     doc = {
         "sources": {"benchpress": {"repository": "microsoft/benchpress", "commit": "1" * 40}},
         "url_template": "https://raw.githubusercontent.com/{repository}/{commit}/{path}",
-        "datasets": {"agg": {
-            "title": "Agg", "suite": "Agg", "kind": "aggregate", "source": "benchpress", "format": "benchpress_json",
-            "files": {"scores": {"path": "website/data.json", "sha256": None}, "inventory": inventory},
-        }},
+        "datasets": {
+            "agg": {
+                "title": "Agg",
+                "suite": "Agg",
+                "kind": "aggregate",
+                "source": "benchpress",
+                "format": "benchpress_json",
+                "files": {"scores": {"path": "website/data.json", "sha256": None}, "inventory": inventory},
+            }
+        },
     }
     path = tmp_path / "catalog.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
@@ -421,8 +499,12 @@ def test_read_aggregate_with_repo_inventory(tmp_path):
     """read_aggregate attaches files.inventory, looked up under repo_dir; a missing one is a DataError."""
     raw = tmp_path / "raw" / "benchpress" / "website"
     raw.mkdir(parents=True)
-    doc = {"models": [{"id": "m1", "name": "M1"}], "benchmarks": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}],
-           "observed": [[50.0, 0.1]], "sources": [[None, None]]}
+    doc = {
+        "models": [{"id": "m1", "name": "M1"}],
+        "benchmarks": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}],
+        "observed": [[50.0, 0.1]],
+        "sources": [[None, None]],
+    }
     (raw / "data.json").write_text(json.dumps(doc))
     spec = load_catalog(_catalog(tmp_path, {"path": "inv.csv", "source": "repo"}))["agg"]
     with pytest.raises(DataError) as ei:

@@ -15,7 +15,7 @@ import pytest
 from benchcast.completion.completers import bias_als_batch, bias_als_reference
 from benchcast.completion.pipeline import predict_scores
 from benchcast.studies.benchpress import probes as bp
-
+from benchcast.studies.benchpress import temporal
 
 # --------------------------------------------------------------------------- helpers
 
@@ -24,7 +24,7 @@ def col_mean_predictor(Xs: np.ndarray) -> np.ndarray:
     """Fill each matrix's missing cells with that matrix's column means (NaN if a column is empty)."""
     Xs = np.asarray(Xs, dtype=float)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)      # empty column -> NaN mean
+        warnings.simplefilter("ignore", RuntimeWarning)  # empty column -> NaN mean
         means = np.nanmean(Xs, axis=1, keepdims=True)
     return np.where(np.isnan(Xs), np.broadcast_to(means, Xs.shape), Xs)
 
@@ -35,8 +35,11 @@ def row_offset_predictor(Xs: np.ndarray) -> np.ndarray:
     means = np.nanmean(Xs, axis=1, keepdims=True)
     dev = np.where(np.isnan(Xs), np.nan, Xs - means)
     vis = ~np.isnan(dev)
-    off = np.where(vis.any(axis=2, keepdims=True), np.nansum(dev, axis=2, keepdims=True)
-                   / np.maximum(vis.sum(axis=2, keepdims=True), 1), 0.0)
+    off = np.where(
+        vis.any(axis=2, keepdims=True),
+        np.nansum(dev, axis=2, keepdims=True) / np.maximum(vis.sum(axis=2, keepdims=True), 1),
+        0.0,
+    )
     return np.where(np.isnan(Xs), means + off, Xs)
 
 
@@ -55,7 +58,7 @@ def sparse_matrix(n=10, b=6, seed=0, p_missing=0.3) -> np.ndarray:
     rng = np.random.default_rng(seed)
     M = np.clip(50 + rng.normal(0, 15, (n, 1)) + rng.normal(0, 10, (1, b)) + rng.normal(0, 3, (n, b)), 1, 99)
     M[rng.random((n, b)) < p_missing] = np.nan
-    M[np.arange(n), rng.integers(0, b, n)] = 42.0     # every row keeps at least one observation
+    M[np.arange(n), rng.integers(0, b, n)] = 42.0  # every row keeps at least one observation
     return M
 
 
@@ -76,8 +79,8 @@ def test_bias_als_batch_matches_loop_reference(rank):
     rng = np.random.default_rng(3)
     Z = rng.normal(size=(3, 9, 7))
     Z[rng.random(Z.shape) < 0.35] = np.nan
-    Z[1, 4, :] = np.nan          # a row without observations
-    Z[2, :, 5] = np.nan          # a column without observations
+    Z[1, 4, :] = np.nan  # a row without observations
+    Z[2, :, 5] = np.nan  # a column without observations
     got = bias_als_batch(Z, rank=rank, lam=0.1, n_iter=15, n_ensemble=3)
     for k in range(3):
         ref = bias_als_reference(Z[k], rank=rank, lam=0.1, n_iter=15, n_ensemble=3)
@@ -90,7 +93,7 @@ def test_bias_als_batch_matches_loop_reference(rank):
 def test_probe_protocol_hides_exactly_the_non_probe_cells_of_the_target_row():
     M = sparse_matrix(10, 6, seed=2)
     M[5, :] = np.nan
-    M[5, [1, 4]] = [30.0, 70.0]                  # model 5 reported only probe columns
+    M[5, [1, 4]] = [30.0, 70.0]  # model 5 reported only probe columns
     obs = ~np.isnan(M)
     probes = [1, 4]
     rec = Recorder(col_mean_predictor)
@@ -118,9 +121,9 @@ def test_probe_protocol_hides_exactly_the_non_probe_cells_of_the_target_row():
     assert len(cells) == obs.sum() and ev.n == obs.sum()
     rev = cells[cells.revealed]
     assert set(rev.benchmark) <= set(probes)
-    np.testing.assert_array_equal(rev.predicted, rev.actual)           # probe cells are exact
+    np.testing.assert_array_equal(rev.predicted, rev.actual)  # probe cells are exact
     hid = cells[~cells.revealed]
-    for r in hid.itertuples():                                          # read off the target's own masked fit
+    for r in hid.itertuples():  # read off the target's own masked fit
         col = M[:, r.benchmark].copy()
         col[r.model] = np.nan
         assert r.predicted == pytest.approx(np.nanmean(col))
@@ -143,7 +146,7 @@ def test_cache_reuses_fits_without_changing_results():
     fresh_fits = 0
     for step, row in res.steps.iterrows():
         rec = Recorder(row_offset_predictor)
-        ev = bp.evaluate_probe_set(M, res.order[:step + 1], "medae", predict_batch=rec)
+        ev = bp.evaluate_probe_set(M, res.order[: step + 1], "medae", predict_batch=rec)
         fresh_fits += len(rec.seen)
         assert ev.medae == row["medae"] and ev.medape == row["medape"]
     # a candidate a target never reported does not trigger a refit for that target
@@ -160,7 +163,7 @@ def test_greedy_picks_the_informative_column():
     n, b = 30, 8
     ability = rng.normal(0, 10, (n, 1))
     M = 50 + ability + rng.normal(0, 5, (n, b))
-    M[:, 5] = 50 + ability[:, 0]                    # column 5 measures ability without noise
+    M[:, 5] = 50 + ability[:, 0]  # column 5 measures ability without noise
     M[rng.random((n, b)) < 0.1] = np.nan
     M[:, 5] = 50 + ability[:, 0]
     for objective in ("medae", "medape"):
@@ -181,7 +184,7 @@ def test_ranking_objective_is_minus_the_probe_ranking_accuracy_and_drives_greedy
     ability = rng.normal(0, 10, (n, 1))
     M = 50 + ability + rng.normal(0, 5, (n, b))
     M[rng.random((n, b)) < 0.1] = np.nan
-    M[:, 5] = 50 + ability[:, 0]                    # revealing column 5 orders every model correctly
+    M[:, 5] = 50 + ability[:, 0]  # revealing column 5 orders every model correctly
     obj = bp.ranking_objective(5.0)
     ev = bp.evaluate_probe_set(M, [5], predict_batch=row_offset_predictor)
     assert obj(ev.cells) == -bp.probe_ranking_accuracy(ev, 5.0)["accuracy"]
@@ -192,11 +195,10 @@ def test_ranking_objective_is_minus_the_probe_ranking_accuracy_and_drives_greedy
 def test_greedy_ties_go_to_the_earlier_candidate():
     M = sparse_matrix(6, 5, seed=8)
 
-    def constant(Xs):                      # every candidate gives the same errors on hidden cells
+    def constant(Xs):  # every candidate gives the same errors on hidden cells
         return np.where(np.isnan(Xs), 0.0, Xs)
 
-    res = bp.greedy_probe_sets(M, candidates=[3, 1, 2], steps=1, objective=lambda cells: 1.0,
-                               predict_batch=constant)
+    res = bp.greedy_probe_sets(M, candidates=[3, 1, 2], steps=1, objective=lambda cells: 1.0, predict_batch=constant)
     assert res.order == [3]
 
 
@@ -210,8 +212,8 @@ def test_random_baseline_uses_the_papers_global_orderings():
     for s, g in base.groupby("seed"):
         order = bp.random_probe_order(20, s)
         for r in g.itertuples():
-            assert r.probes == tuple(order[:r.k])
-            ev = bp.evaluate_probe_set(M, order[:r.k], predict_batch=col_mean_predictor)
+            assert r.probes == tuple(order[: r.k])
+            ev = bp.evaluate_probe_set(M, order[: r.k], predict_batch=col_mean_predictor)
             assert r.medae == ev.medae
     summary = bp.summarize_random(base)
     assert list(summary.k) == [1, 2, 3, 4] and (summary.medae_q25 <= summary.medae_q75).all()
@@ -232,7 +234,7 @@ def test_pairwise_ranking_accuracy_hand_example():
     out = bp.pairwise_ranking_accuracy(actual, predicted, heldout, groups, margin=[0, 2, 5, 9])
     a = out[out.group == "a"].set_index("margin")
     assert a.loc[0.0, ["n_pairs", "n_correct", "n_predicted_ties"]].tolist() == [4, 3, 1]
-    assert a.loc[2.0, ["n_pairs", "n_correct", "n_predicted_ties"]].tolist() == [4, 3, 1]   # |d| >= 2 keeps (0,1)
+    assert a.loc[2.0, ["n_pairs", "n_correct", "n_predicted_ties"]].tolist() == [4, 3, 1]  # |d| >= 2 keeps (0,1)
     assert a.loc[5.0, ["n_pairs", "n_correct", "n_predicted_ties"]].tolist() == [3, 3, 0]
     assert a.loc[9.0, ["n_pairs", "n_correct"]].tolist() == [2, 2]
     assert a.loc[0.0, "accuracy"] == 0.75
@@ -246,10 +248,10 @@ def test_pairwise_ranking_accuracy_hand_example():
 
 
 def test_ranking_preservation_completes_leaderboards_per_fold():
-    M = np.array([[10., 50.], [20., np.nan], [30., 40.], [40., 45.]])
+    M = np.array([[10.0, 50.0], [20.0, np.nan], [30.0, 40.0], [40.0, 45.0]])
     cells = [np.array([[0, 0], [2, 1]]), np.array([[3, 0]])]
-    pred0 = np.array([[35., np.nan], [np.nan, np.nan], [np.nan, 46.], [np.nan, np.nan]])
-    pred1 = np.array([[np.nan] * 2, [np.nan] * 2, [np.nan] * 2, [5., np.nan]])
+    pred0 = np.array([[35.0, np.nan], [np.nan, np.nan], [np.nan, 46.0], [np.nan, np.nan]])
+    pred1 = np.array([[np.nan] * 2, [np.nan] * 2, [np.nan] * 2, [5.0, np.nan]])
     per, summary = bp.ranking_preservation(M, cells, [pred0, pred1], margins=(0.0, 6.0))
     # fold 0, bench 0: completed [35, 20, 30, 40], held out {0}: pairs (0,1) wrong, (0,2) wrong, (0,3) ok
     f0b0 = per[(per.fold == 0) & (per.benchmark == 0) & (per.margin == 0)].iloc[0]
@@ -272,8 +274,9 @@ def test_probe_ranking_accuracy_counts_every_observed_cell():
     M = sparse_matrix(10, 4, seed=11)
     ev = bp.evaluate_probe_set(M, [0], predict_batch=row_offset_predictor)
     res = bp.probe_ranking_accuracy(ev, margin=0.0)
-    per = bp.pairwise_ranking_accuracy(ev.cells.actual, ev.cells.predicted, np.ones(len(ev.cells), bool),
-                                       ev.cells.benchmark, 0.0)
+    per = bp.pairwise_ranking_accuracy(
+        ev.cells.actual, ev.cells.predicted, np.ones(len(ev.cells), bool), ev.cells.benchmark, 0.0
+    )
     assert res["n_pairs"] == per.n_pairs.sum()
     # probe column 0 is exact, so all its pairs are correct and counted
     col0 = per[per.group == 0].iloc[0]
@@ -284,18 +287,28 @@ def test_probe_ranking_accuracy_counts_every_observed_cell():
 # --------------------------------------------------------------------------- temporal
 
 
-DATES = ["2024-12-01", "2025-01-20", "2025-02-10", "2025-02-10", "2025", "2025-02",
-         "2025-03-05", None, "2025-01-05", "2026-01-01"]
+DATES = [
+    "2024-12-01",
+    "2025-01-20",
+    "2025-02-10",
+    "2025-02-10",
+    "2025",
+    "2025-02",
+    "2025-03-05",
+    None,
+    "2025-01-05",
+    "2026-01-01",
+]
 
 
 def test_temporal_training_rows_exclude_same_day_and_later_models():
     for t in (1, 2, 6):
         rows = bp.temporal_training_rows(DATES, t, partial="strict")
         for i in rows:
-            assert bp._date_bounds(DATES[i])[1] < bp._date_bounds(DATES[t])[0]
+            assert temporal._date_bounds(DATES[i])[1] < temporal._date_bounds(DATES[t])[0]
         assert t not in rows
-    assert bp.temporal_training_rows(DATES, 2, "strict").tolist() == [0, 1, 8]      # not its same-day twin 3
-    assert bp.temporal_training_rows(DATES, 6, "strict").tolist() == [0, 1, 2, 3, 5, 8]   # "2025-02" < March
+    assert bp.temporal_training_rows(DATES, 2, "strict").tolist() == [0, 1, 8]  # not its same-day twin 3
+    assert bp.temporal_training_rows(DATES, 6, "strict").tolist() == [0, 1, 2, 3, 5, 8]  # "2025-02" < March
     # the paper's string rule: same for full dates, partial dates sort first in their period
     # "2025" and "2025-02" < "2025-02-10" as strings
     assert bp.temporal_training_rows(DATES, 2, "paper").tolist() == [0, 1, 4, 5, 8]
@@ -313,12 +326,13 @@ def test_temporal_deployment_trains_only_on_earlier_models(partial):
     M = np.clip(50 + rng.normal(0, 10, (n, 1)) + rng.normal(0, 5, (n, b)), 1, 99)
     M[rng.random((n, b)) < 0.2] = np.nan
     M[:, 29] = np.nan
-    M[6, 29] = 80.0                           # a benchmark only the target reported: not predictable
+    M[6, 29] = 80.0  # a benchmark only the target reported: not predictable
     ids = [f"m.{i}" for i in range(n)]
     rec = Recorder(col_mean_predictor)
     targets = [2, 6]
-    out = bp.temporal_deployment(M, DATES, ks=(1, 5), n_seeds=3, model_ids=ids, targets=targets,
-                                 partial=partial, predict_batch=rec)
+    out = bp.temporal_deployment(
+        M, DATES, ks=(1, 5), n_seeds=3, model_ids=ids, targets=targets, partial=partial, predict_batch=rec
+    )
     assert len(out) == len(targets) * 2 * 3 == len(rec.seen)
     for X, r in zip(rec.seen, out.itertuples()):
         allowed = set(bp.temporal_training_rows(DATES, r.target, partial).tolist())
@@ -334,18 +348,19 @@ def test_temporal_deployment_trains_only_on_earlier_models(partial):
         assert r.n == r.n_observed - r.n_not_predictable
         assert r.n_not_predictable == (0 if 29 in r.revealed or r.target != 6 else 1)
     # the seed does not depend on k: revealed sets are nested
-    for (t, s), g in out.groupby(["target", "seed"]):
+    for (_t, _s), g in out.groupby(["target", "seed"]):
         k1, k5 = g.set_index("k").loc[1, "revealed"], g.set_index("k").loc[5, "revealed"]
         assert set(k1) <= set(k5)
     per_target, per_k = bp.summarize_temporal(out)
     assert len(per_target) == 4 and per_k.n_targets.tolist() == [2, 2]
     assert per_k.set_index("k").loc[1, "medae"] == pytest.approx(
-        np.median(out[out.k == 1].groupby("target").medae.median()))
+        np.median(out[out.k == 1].groupby("target").medae.median())
+    )
 
 
 def test_temporal_targets_and_seed_follow_the_papers_rules():
     dates = ["2025-01-19", "2025-01-20", "2025-06-01", "2025-11-13", "2025-11-14", "2025", None]
     counts = [30, 21, 20, 40, 40, 40, 40]
-    assert bp.temporal_targets(dates, counts) == [1, 3]          # > 20 observed, inside the window
+    assert bp.temporal_targets(dates, counts) == [1, 3]  # > 20 observed, inside the window
     expected = int(hashlib.sha1(b"42:model_gpt-4_1:3").hexdigest()[:8], 16)
     assert bp.temporal_seed("gpt-4.1", 3) == expected

@@ -10,7 +10,6 @@ import pytest
 from benchcast.completion import reliability as R
 from benchcast.completion.evaluation import Fold, evaluate_predictor, train_matrix
 
-
 # --------------------------------------------------------------------------- helpers
 
 
@@ -48,18 +47,20 @@ def _synthetic_table(n_folds=6, per_fold=250, seed=0):
 
 def test_best_abs_correlation_known_values():
     nan = np.nan
-    A = np.array([
-        [1.0, 2.0, 3.0, 4.0, nan],      # row 0
-        [2.0, 4.0, 6.0, 8.5, 1.0],      # row 1: almost 2x row 0
-        [4.0, 3.0, 2.0, 1.0, 0.0],      # row 2: exactly -1 x row 0 on their overlap
-        [5.0, 5.0, 5.0, nan, 7.0],      # row 3: constant on its 3-entry overlap with row 0
-        [nan, nan, 1.0, 2.0, nan],      # row 4: only 2 entries -> never a valid pair
-    ])
+    A = np.array(
+        [
+            [1.0, 2.0, 3.0, 4.0, nan],  # row 0
+            [2.0, 4.0, 6.0, 8.5, 1.0],  # row 1: almost 2x row 0
+            [4.0, 3.0, 2.0, 1.0, 0.0],  # row 2: exactly -1 x row 0 on their overlap
+            [5.0, 5.0, 5.0, nan, 7.0],  # row 3: constant on its 3-entry overlap with row 0
+            [nan, nan, 1.0, 2.0, nan],  # row 4: only 2 entries -> never a valid pair
+        ]
+    )
     best, overlap = R.best_abs_correlation(A)
     ref_best, ref_overlap = _loop_best_corr(A)
     np.testing.assert_allclose(best, ref_best, atol=1e-12)
     np.testing.assert_array_equal(overlap, ref_overlap)
-    assert best[0] == pytest.approx(1.0) and overlap[0] == 4          # row 2, exact |r| = 1
+    assert best[0] == pytest.approx(1.0) and overlap[0] == 4  # row 2, exact |r| = 1
     assert best[4] == 0.0 and overlap[4] == 0.0
     # row 3 is constant on the overlap with rows 0 (3 shared) -> skipped; with rows 1 and 2 it is not
     r31 = abs(np.corrcoef([5, 5, 5, 7], [2, 4, 6, 1])[0, 1])
@@ -82,11 +83,7 @@ def test_best_abs_correlation_matches_loop_on_random_sparse_matrix():
 
 def test_support_features_tiny_matrix():
     nan = np.nan
-    M = np.array([
-        [10.0, 20.0, 30.0, nan],
-        [12.0, 22.0, 35.0, 50.0],
-        [30.0, 20.0, 10.0, 40.0],
-    ])
+    M = np.array([[10.0, 20.0, 30.0, nan], [12.0, 22.0, 35.0, 50.0], [30.0, 20.0, 10.0, 40.0]])
     f = R.support_features(M, np.array([0, 2]), np.array([3, 0]))
     assert list(f.columns) == list(R.SUPPORT_FEATURES)
     np.testing.assert_array_equal(f["row_obs_count"], [3, 4])
@@ -112,7 +109,7 @@ def test_ensemble_features_hand_example():
     f = R.ensemble_features(target, lam, strong)
     assert list(f.columns) == list(R.ENSEMBLE_FEATURES)
     assert f["hp_std"][0] == pytest.approx(np.std([1, 2, 4]))
-    assert f["hp_mad"][0] == pytest.approx(1.4826 * 1.0)          # |[-1, 0, 2]| -> median 1
+    assert f["hp_mad"][0] == pytest.approx(1.4826 * 1.0)  # |[-1, 0, 2]| -> median 1
     assert f["hp_p90_p10_span"][0] == pytest.approx(3.6 - 1.2)
     assert f["hp_delta_to_median"][0] == 0.0
     assert f["strong_delta_to_median"][0] == pytest.approx(8.0)
@@ -133,22 +130,27 @@ def test_fold_features_aligns_predictions_and_hides_the_fold():
     preds = {}
     for k, c in enumerate(configs):
         df = evaluate_predictor(M, folds, lambda tr, k=k: np.nan_to_num(tr, nan=50.0 + k))
-        preds[c.key] = df.sample(frac=1.0, random_state=k)          # any row order
+        preds[c.key] = df.sample(frac=1.0, random_state=k)  # any row order
     t = R.fold_features(M, folds, preds, lambda_stack=configs[:2], strong_stack=configs[2:])
     assert len(t) == 20
     np.testing.assert_array_equal(t["fold_id"], np.repeat([0, 1], 10))
     np.testing.assert_array_equal(t[["model", "benchmark"]].to_numpy(), np.vstack([f.cells for f in folds]))
     np.testing.assert_allclose(t["predicted"], 50.0)
     np.testing.assert_allclose(t["abs_err"], np.abs(50.0 - M[t["model"], t["benchmark"]]))
-    np.testing.assert_allclose(t["strong_std"], 0.5)                 # [52, 53]
+    np.testing.assert_allclose(t["strong_std"], 0.5)  # [52, 53]
     # support features come from the training matrix (the fold's own cells hidden)
     for k, f in enumerate(folds):
         tr = train_matrix(M, f.cells)
         rows = t["fold_id"] == k
         np.testing.assert_array_equal(t.loc[rows, "col_obs_count"], np.isfinite(tr).sum(axis=0)[f.cells[:, 1]])
     with pytest.raises(KeyError):
-        R.fold_features(M, folds, {k: v for k, v in preds.items() if k != R.SELECTED_CONFIG.key},
-                        lambda_stack=configs[:2], strong_stack=configs[2:])
+        R.fold_features(
+            M,
+            folds,
+            {k: v for k, v in preds.items() if k != R.SELECTED_CONFIG.key},
+            lambda_stack=configs[:2],
+            strong_stack=configs[2:],
+        )
 
 
 # --------------------------------------------------------------------------- risk model
@@ -228,8 +230,7 @@ def test_risk_coverage_hand_example():
     rc = R.risk_coverage(err[perm], risk[perm])
     np.testing.assert_array_equal(rc["n"], [10, 8, 6, 4, 2])
     np.testing.assert_allclose(rc["medae"], [7.5, 4.5, 3.5, 2.5, 1.5])
-    rc2 = R.risk_coverage(np.append(err, 99.0), np.append(risk, np.nan), keep=(0.25,),
-                          actual=np.full(11, 10.0))
+    rc2 = R.risk_coverage(np.append(err, 99.0), np.append(risk, np.nan), keep=(0.25,), actual=np.full(11, 10.0))
     assert rc2["n"][0] == 3 and rc2["medae"][0] == 2.0 and rc2["medape"][0] == pytest.approx(20.0)
 
 

@@ -26,22 +26,34 @@ def toy(tmp_path_factory):
     scores[:, 7] = 1200 + 50 * logits[:, 7]
     observed = rng.random(scores.shape) < 0.7
     observed[:, 0] = True
-    doc = {"models": [{"id": f"m{i}", "name": f"M{i}"} for i in range(20)],
-           "benchmarks": [{"id": f"bench_{j}", "name": f"Bench {j}"} for j in range(8)],
-           "observed": [[round(float(scores[i, j]), 2) if observed[i, j] else None for j in range(8)] for i in range(20)],
-           "sources": [[None] * 8 for _ in range(20)]}
+    doc = {
+        "models": [{"id": f"m{i}", "name": f"M{i}"} for i in range(20)],
+        "benchmarks": [{"id": f"bench_{j}", "name": f"Bench {j}"} for j in range(8)],
+        "observed": [[round(float(scores[i, j]), 2) if observed[i, j] else None for j in range(8)] for i in range(20)],
+        "sources": [[None] * 8 for _ in range(20)],
+    }
     (root / "data.json").write_text(json.dumps(doc))
     write_aggregate(read_benchpress(root / "data.json"), root / "data")
     names = list(FEATURE_SETS["hybrid"])
     rel = DeployedReliability(
-        features=names, architecture=[], layers=[{"weight": [[0.0]] * len(names), "bias": [float(np.log1p(2.0))]}],
-        scaler_mean=[0.0] * len(names), scaler_scale=[1.0] * len(names), conformal_scale=3.0, level=0.9,
-        trust_threshold=10.0, trust_risk=[1.0, 3.0], trust_probability=[0.9, 0.5])
+        features=names,
+        architecture=[],
+        layers=[{"weight": [[0.0]] * len(names), "bias": [float(np.log1p(2.0))]}],
+        scaler_mean=[0.0] * len(names),
+        scaler_scale=[1.0] * len(names),
+        conformal_scale=3.0,
+        level=0.9,
+        trust_threshold=10.0,
+        trust_risk=[1.0, 3.0],
+        trust_probability=[0.9, 0.5],
+    )
     rel.to_json(root / "rel_folds.json")
     # the same network calibrated for new models: k = 3 known scores, then k = 5 (narrower)
     rel.calibration, rel.trust_scale = "new_model", "percent_of_scale"
-    rel.by_k = {"3": {"conformal_scale": 3.0, "trust_risk": [1.0, 3.0], "trust_probability": [0.9, 0.5], "cells": 100},
-                "5": {"conformal_scale": 2.0, "trust_risk": [1.0, 3.0], "trust_probability": [0.95, 0.6], "cells": 100}}
+    rel.by_k = {
+        "3": {"conformal_scale": 3.0, "trust_risk": [1.0, 3.0], "trust_probability": [0.9, 0.5], "cells": 100},
+        "5": {"conformal_scale": 2.0, "trust_risk": [1.0, 3.0], "trust_probability": [0.95, 0.6], "cells": 100},
+    }
     rel.to_json(root / "rel.json")
     return root
 
@@ -75,6 +87,7 @@ def test_complete_writes_every_benchmark_with_intervals(toy, tmp_path, capsys):
     assert "% of the observed range on others" in printed
     # the point predictions are the default predictor's on the matrix with the new row appended
     from benchcast.data.aggregate import load_score_matrix as load_matrix
+
     M, _, _ = load_matrix(*(toy / "data" / f"{k}.parquet" for k in ("scores", "models", "benchmarks")))
     row = np.full(8, np.nan)
     row[[0, 3]] = [55.5, 20.0]
@@ -87,22 +100,25 @@ def test_json_inputs_and_point_only_mode(toy, tmp_path):
     assert _run(toy, tmp_path, '[{"benchmark_id": "bench_0", "score": 50}]', ".json", ("--no-intervals",)) == 0
 
 
-@pytest.mark.parametrize("text,suffix,message", [
-    ("benchmark_id,score\nbench_9,50\n", ".csv", "unknown benchmark id"),
-    ("benchmark_id,score\nbench_O,50\n", ".csv", "did you mean bench_"),
-    ("benchmark_id,score\nbench_0,50\nbench_0,51\n", ".csv", "given twice"),
-    ('{"bench_0": 50, "bench_0": 51}', ".json", "given twice"),
-    ("benchmark_id,score\nbench_0,150\n", ".csv", "outside [0, 100]"),
-    ("benchmark_id,score\nbench_7,-3\n", ".csv", "negative"),
-    ("benchmark_id,score\nbench_0,abc\n", ".csv", "not a number"),
-    ("benchmark_id,score\nbench_0,nan\n", ".csv", "not a finite number"),
-    ("model,value\nbench_0,50\n", ".csv", "missing column"),
-    ("benchmark_id,score\n", ".csv", "no scores given"),
-    ('[{"id": "bench_0"}]', ".json", "'benchmark_id' and 'score'"),
-    ("benchmark_id,score\nbench_0,71,2\n", ".csv", "has 3 fields"),
-    ("benchmark_id,score\nbench_0,0.712\n", ".csv", "looks like a fraction"),
-    ("{not json", ".json", "JSON"),
-])
+@pytest.mark.parametrize(
+    "text,suffix,message",
+    [
+        ("benchmark_id,score\nbench_9,50\n", ".csv", "unknown benchmark id"),
+        ("benchmark_id,score\nbench_O,50\n", ".csv", "did you mean bench_"),
+        ("benchmark_id,score\nbench_0,50\nbench_0,51\n", ".csv", "given twice"),
+        ('{"bench_0": 50, "bench_0": 51}', ".json", "given twice"),
+        ("benchmark_id,score\nbench_0,150\n", ".csv", "outside [0, 100]"),
+        ("benchmark_id,score\nbench_7,-3\n", ".csv", "negative"),
+        ("benchmark_id,score\nbench_0,abc\n", ".csv", "not a number"),
+        ("benchmark_id,score\nbench_0,nan\n", ".csv", "not a finite number"),
+        ("model,value\nbench_0,50\n", ".csv", "missing column"),
+        ("benchmark_id,score\n", ".csv", "no scores given"),
+        ('[{"id": "bench_0"}]', ".json", "'benchmark_id' and 'score'"),
+        ("benchmark_id,score\nbench_0,71,2\n", ".csv", "has 3 fields"),
+        ("benchmark_id,score\nbench_0,0.712\n", ".csv", "looks like a fraction"),
+        ("{not json", ".json", "JSON"),
+    ],
+)
 def test_bad_input_gets_a_clear_error(toy, tmp_path, capsys, text, suffix, message):
     assert _run(toy, tmp_path, text, suffix) == 2
     err = capsys.readouterr().err
@@ -133,7 +149,7 @@ def test_deployed_model_roundtrip_and_calibration(tmp_path):
     model.to_json(tmp_path / "m.json")
     again = DeployedReliability.from_json(tmp_path / "m.json")
     np.testing.assert_allclose(again.risk(X[:50]), model.risk(X[:50]))
-    assert np.corrcoef(model.risk(X), scale)[0, 1] > 0.5      # the risk tracks the planted noise scale
+    assert np.corrcoef(model.risk(X), scale)[0, 1] > 0.5  # the risk tracks the planted noise scale
     t = again.trust(np.array([0.0, 1.0, 5.0, 1e6]))
     assert (np.diff(t) <= 1e-12).all() and ((t >= 0) & (t <= 1)).all()
     bad = json.loads((tmp_path / "m.json").read_text())
@@ -158,15 +174,30 @@ def test_k_known_picks_the_calibration_and_bounds_stay_valid(toy, tmp_path, caps
     known = "benchmark_id,score\n" + "".join(f"bench_{j},{40 + j}\n" for j in range(5))
     assert _run(toy, tmp_path, known, extra=("--out", str(out))) == 0
     pred = pd.read_csv(out).query("not known")
-    assert (pred.calibrated_k == 5).all() and np.allclose((pred.upper - pred.lower)[pred.benchmark_id == "bench_7"], 8.0)
+    assert (pred.calibrated_k == 5).all() and np.allclose(
+        (pred.upper - pred.lower)[pred.benchmark_id == "bench_7"], 8.0
+    )
     assert "optimistic" not in capsys.readouterr().out
     rel = json.loads((toy / "rel.json").read_text())
     rel["by_k"]["5"]["conformal_scale"] = 1e4
     (tmp_path / "wide.json").write_text(json.dumps(rel))
     f = tmp_path / "k.csv"
     f.write_text(known)
-    assert main(["complete", str(f), "--data", str(toy / "data"), "--reliability", str(tmp_path / "wide.json"),
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "complete",
+                str(f),
+                "--data",
+                str(toy / "data"),
+                "--reliability",
+                str(tmp_path / "wide.json"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     wide = pd.read_csv(out).query("not known")
     assert (wide.lower == 0).all() and (wide.upper[wide.benchmark_id != "bench_7"] == 100).all()
 
@@ -174,8 +205,20 @@ def test_k_known_picks_the_calibration_and_bounds_stay_valid(toy, tmp_path, caps
 def test_fold_calibrated_model_is_flagged_and_fractions_can_be_accepted(toy, tmp_path, capsys):
     f = tmp_path / "k.csv"
     f.write_text("benchmark_id,score\nbench_0,0.712\n")
-    assert main(["complete", str(f), "--data", str(toy / "data"), "--reliability", str(toy / "rel_folds.json"),
-                 "--accept-low-scores"]) == 0
+    assert (
+        main(
+            [
+                "complete",
+                str(f),
+                "--data",
+                str(toy / "data"),
+                "--reliability",
+                str(toy / "rel_folds.json"),
+                "--accept-low-scores",
+            ]
+        )
+        == 0
+    )
     assert "not on new models" in capsys.readouterr().out
 
 
@@ -186,6 +229,7 @@ def test_top_must_be_positive_and_names_are_not_cut(toy, tmp_path, capsys):
         main(["complete", str(f), "--data", str(toy / "data"), "--top", "-3"])
     assert "expected a whole number >= 1" in capsys.readouterr().err
     import pyarrow.parquet as pq
+
     long_data = tmp_path / "data"
     long_data.mkdir()
     for k in ("scores", "models"):

@@ -10,10 +10,16 @@ import pytest
 from scipy.special import expit
 
 from benchcast.completion import completers as C
-from benchcast.completion.evaluation import (Fold, evaluate_predictor, load_folds, summarize_folds, train_matrix,
-                                             validate_folds)
+from benchcast.completion.evaluation import (
+    Fold,
+    evaluate_predictor,
+    load_folds,
+    summarize_folds,
+    train_matrix,
+    validate_folds,
+)
 from benchcast.completion.pipeline import predict_scores
-from benchcast.completion.transforms import (TRANSFORMS, percentage_columns, standardize, unstandardize)
+from benchcast.completion.transforms import TRANSFORMS, percentage_columns, standardize, unstandardize
 from benchcast.errors import ConfigError, DataError
 from benchcast.metrics import completion_errors
 
@@ -40,7 +46,7 @@ def test_transform_roundtrip_on_missing_cells(name):
     (every transform is invertible on the percentage range away from the logit/probit clip)."""
     g = np.random.default_rng(1)
     M = g.uniform(5, 95, size=(12, 4))
-    M[:, 3] = g.uniform(1000, 1500, size=12)          # an Elo-like column
+    M[:, 3] = g.uniform(1000, 1500, size=12)  # an Elo-like column
     st = standardize(M, name)
     # pretend every cell is missing and ask for the inverse of its own z
     st_all_missing = type(st)(**{**st.__dict__, "observed": np.zeros_like(st.observed)})
@@ -72,10 +78,10 @@ def test_unstandardize_clips_percentages_and_keeps_observed():
     M = np.array([[10.0, 1000.0], [90.0, 2000.0], [np.nan, np.nan]])
     st = standardize(M, "identity")
     Z = st.z.copy()
-    Z[2] = [50.0, 50.0]                                # far outside: 10 + 50 * 40 >> 100
+    Z[2] = [50.0, 50.0]  # far outside: 10 + 50 * 40 >> 100
     out = unstandardize(st, Z)
-    assert out[2, 0] == 100.0                          # percentage column clipped
-    assert out[2, 1] == 1500.0 + 50.0 * 500.0          # non-percentage column not clipped
+    assert out[2, 0] == 100.0  # percentage column clipped
+    assert out[2, 1] == 1500.0 + 50.0 * 500.0  # non-percentage column not clipped
     np.testing.assert_array_equal(out[:2], M[:2])
     st2 = standardize(M, "logit")
     out2 = unstandardize(st2, np.zeros_like(M))
@@ -95,28 +101,28 @@ def test_standardize_rejects_bad_input():
 
 
 def test_means_exact_on_constant_structure():
-    Z = np.tile(np.arange(5.0), (6, 1))                # constant columns
+    Z = np.tile(np.arange(5.0), (6, 1))  # constant columns
     Z[1, 2] = Z[4, 0] = np.nan
     out = C.benchmark_mean(Z)
     assert out[1, 2] == 2.0 and out[4, 0] == 0.0
-    R = np.tile(np.arange(6.0)[:, None], (1, 5))       # constant rows
+    R = np.tile(np.arange(6.0)[:, None], (1, 5))  # constant rows
     R[2, 3] = np.nan
     assert C.model_mean(R)[2, 3] == 2.0
-    R[3] = np.nan                                      # an empty row falls back to the column mean
+    R[3] = np.nan  # an empty row falls back to the column mean
     assert C.model_mean(R)[3, 0] == pytest.approx(np.nanmean(R[:, 0]))
 
 
 def test_knn_exact_on_duplicates():
     g = np.random.default_rng(2)
     base = g.normal(size=(20, 3))
-    Z = np.hstack([base, base[:, :1] * 2.0 + 1.0])    # column 3 is an affine copy of column 0
+    Z = np.hstack([base, base[:, :1] * 2.0 + 1.0])  # column 3 is an affine copy of column 0
     Z[5, 3] = np.nan
     # Bench-KNN with k=1 carries the neighbour's z-score over to the target column's scale
     m0, s0 = Z[:, 0].mean(), Z[:, 0].std()
     m3, s3 = np.nanmean(Z[:, 3]), np.nanstd(Z[:, 3])
     assert C.bench_knn(Z, k=1)[5, 3] == pytest.approx(m3 + (base[5, 0] - m0) / s0 * s3)
     rows = g.normal(size=(6, 8))
-    Zm = np.vstack([rows, rows[2:3]])                  # model 6 duplicates model 2
+    Zm = np.vstack([rows, rows[2:3]])  # model 6 duplicates model 2
     Zm[6, 4] = np.nan
     assert C.model_knn(Zm, k=1)[6, 4] == pytest.approx(rows[2, 4])
 
@@ -147,7 +153,9 @@ def test_low_rank_methods_recover_exact_low_rank():
     assert _held_err(full, Z, C.mlp(Z, lr=1e-2, epochs=300)) < base
     nonneg = np.abs(full)
     Zn = np.where(np.isnan(Z), np.nan, nonneg)
-    assert _held_err(nonneg, Zn, C.nmf(Zn, rank=2, max_iter=3000, lr=0.01)) < _held_err(nonneg, Zn, C.benchmark_mean(Zn))
+    assert _held_err(nonneg, Zn, C.nmf(Zn, rank=2, max_iter=3000, lr=0.01)) < _held_err(
+        nonneg, Zn, C.benchmark_mean(Zn)
+    )
 
 
 def test_completers_keep_observed_cells():
@@ -160,7 +168,7 @@ def test_completers_keep_observed_cells():
 
 def test_bias_als_vectorized_equals_loop_reference():
     _, Z = _low_rank(n=15, m=12, seed=5, missing=0.5)
-    Z[3] = np.nan                                      # an empty row and column keep their start
+    Z[3] = np.nan  # an empty row and column keep their start
     Z[:, 7] = np.nan
     for lam in (0.01, 0.1, 1.0):
         np.testing.assert_allclose(C.bias_als(Z, lam=lam), C.bias_als_reference(Z, lam=lam), atol=1e-10)
@@ -188,8 +196,20 @@ def test_unknown_method_and_bad_params():
 
 def test_grid_matches_paper_section_4_2():
     sizes = {name: len(c.grid) for name, c in C.COMPLETERS.items()}
-    assert sizes == {"benchmark_mean": 1, "model_mean": 1, "bench_knn": 4, "model_knn": 4, "bench_reg": 9,
-                     "model_reg": 9, "soft_impute": 1, "bias_als": 3, "nmf": 4, "pmf": 4, "nuclear_norm": 4, "mlp": 3}
+    assert sizes == {
+        "benchmark_mean": 1,
+        "model_mean": 1,
+        "bench_knn": 4,
+        "model_knn": 4,
+        "bench_reg": 9,
+        "model_reg": 9,
+        "soft_impute": 1,
+        "bias_als": 3,
+        "nmf": 4,
+        "pmf": 4,
+        "nuclear_norm": 4,
+        "mlp": 3,
+    }
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -218,18 +238,25 @@ def test_fold_masking_never_leaks_a_held_out_cell():
     # changing the held-out values cannot change their predictions
     M2 = M.copy()
     M2[folds[0].cells[:, 0], folds[0].cells[:, 1]] = 0.0
-    cells2 = evaluate_predictor(M2, folds[:1], lambda t: predict_scores(t, "logit", "bias_als", {"rank": 2, "lam": 0.1}))
+    cells2 = evaluate_predictor(
+        M2, folds[:1], lambda t: predict_scores(t, "logit", "bias_als", {"rank": 2, "lam": 0.1})
+    )
     n0 = len(folds[0].cells)
     np.testing.assert_array_equal(cells2["predicted"].to_numpy(), cells["predicted"].to_numpy()[:n0])
 
 
 def test_summarize_folds_median_and_coverage():
-    cells = pd.DataFrame({"seed": [0] * 6, "fold": [0, 0, 0, 1, 1, 1],
-                          "actual": [10.0, 20.0, 0.0, 50.0, 50.0, 50.0],
-                          "predicted": [11.0, 22.0, 1.0, 55.0, np.nan, 40.0]})
+    cells = pd.DataFrame(
+        {
+            "seed": [0] * 6,
+            "fold": [0, 0, 0, 1, 1, 1],
+            "actual": [10.0, 20.0, 0.0, 50.0, 50.0, 50.0],
+            "predicted": [11.0, 22.0, 1.0, 55.0, np.nan, 40.0],
+        }
+    )
     per_fold, summary = summarize_folds(cells)
     f0 = per_fold.iloc[0]
-    assert f0.medape == pytest.approx(10.0)            # |actual| = 0 is left out of APE
+    assert f0.medape == pytest.approx(10.0)  # |actual| = 0 is left out of APE
     assert f0.medae == pytest.approx(1.0)
     assert per_fold.iloc[1].medae == pytest.approx(7.5)
     s = summary.iloc[0]
@@ -246,7 +273,9 @@ def test_load_and_validate_folds(tmp_path):
     obs = np.ones((3, 4), bool)
     obs[0, 0] = False
     p = tmp_path / "folds.json"
-    p.write_text(json.dumps({"n_models": 3, "n_bench": 4, "folds": [{"seed": 42, "fold": 0, "test_cells": [[1, 2], [2, 3]]}]}))
+    p.write_text(
+        json.dumps({"n_models": 3, "n_bench": 4, "folds": [{"seed": 42, "fold": 0, "test_cells": [[1, 2], [2, 3]]}]})
+    )
     folds = load_folds(p, (3, 4))
     assert folds[0].cells.tolist() == [[1, 2], [2, 3]]
     validate_folds(folds, obs, p)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from simdata import logistic_scores
 from threadpoolctl import threadpool_limits
 
 from benchcast.errors import BudgetExceeded, ConfigError
 from benchcast.methods import REGISTRY, make_method
-from benchcast.methods.double_optimize import (Adam, DoubleOptimize, loss_and_grads,
-                                               project_capped_simplex, top_n)
+from benchcast.methods.double_optimize import Adam, DoubleOptimize, loss_and_grads, project_capped_simplex, top_n
 from benchcast.oracle import Oracle
-from simdata import logistic_scores
 
 
 @pytest.fixture(autouse=True)
@@ -47,8 +46,8 @@ def test_adam_matches_reference_formulas_over_many_steps():
         grad = rng.normal(size=7) * (0.1 if t % 3 else 5.0)
         g = grad + wd * ref
         m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * g ** 2
-        m_hat, v_hat = m / (1 - b1 ** t), v / (1 - b2 ** t)
+        v = b2 * v + (1 - b2) * g**2
+        m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
         ref = ref - lr * m_hat / (np.sqrt(v_hat) + eps)
         opt.step(x, grad)
         np.testing.assert_allclose(x, ref, rtol=1e-12, atol=1e-14)
@@ -78,7 +77,7 @@ def test_gradients_match_finite_differences():
         e[j] = h
         np.testing.assert_allclose(g_w[j], (L(mask, w + e) - L(mask, w - e)) / (2 * h), rtol=1e-6, atol=1e-10)
         np.testing.assert_allclose(g_mask[j], (L(mask + e, w) - L(mask - e, w)) / (2 * h), rtol=1e-6, atol=1e-10)
-    assert (g_w[mask == 0] == 0).all()                    # only masked weights get a loss gradient
+    assert (g_w[mask == 0] == 0).all()  # only masked weights get a loss gradient
 
 
 # --------------------------------------------------------------------------- projection and top-n
@@ -87,7 +86,7 @@ def test_gradients_match_finite_differences():
 def exact_projection(v, k):
     """Exact projection onto {sum x = k, 0 <= x <= 1}: phi is piecewise linear between breakpoints."""
     bps = np.sort(np.concatenate([v - 1.0, v]))
-    phi = np.array([np.clip(v - b, 0, 1).sum() for b in bps])   # non-increasing
+    phi = np.array([np.clip(v - b, 0, 1).sum() for b in bps])  # non-increasing
     j = np.flatnonzero(phi <= k)[0]
     if phi[j] == k:
         lam = bps[j]
@@ -100,9 +99,13 @@ def exact_projection(v, k):
 @pytest.mark.parametrize("N,k", [(10, 3), (50, 49), (200, 20), (7, 1)])
 def test_projection_sums_to_k_in_unit_box(case, N, k):
     rng = np.random.default_rng(N + k)
-    v = {"ones": np.ones(N), "random": rng.random(N), "wide": rng.normal(scale=3, size=N),
-         "ties": np.repeat(rng.random(N // 2 + 1), 2)[:N],
-         "saturated": np.r_[np.full(k, 5.0), np.full(N - k, -5.0)]}[case]
+    v = {
+        "ones": np.ones(N),
+        "random": rng.random(N),
+        "wide": rng.normal(scale=3, size=N),
+        "ties": np.repeat(rng.random(N // 2 + 1), 2)[:N],
+        "saturated": np.r_[np.full(k, 5.0), np.full(N - k, -5.0)],
+    }[case]
     x = project_capped_simplex(v, k)
     assert (x >= 0).all() and (x <= 1).all()
     assert abs(x.sum() - k) <= N * 1e-6
@@ -149,17 +152,17 @@ def test_early_stopping_when_validation_loss_is_flat():
     m = DoubleOptimize(lr_w=0.0, lr_p=0.0, patience=7, max_steps=1000).fit(S, 5, np.random.default_rng(0))
     # step 0 sets the best; steps 1..8 do not improve; the 8th non-improvement (> patience) stops
     assert m.stopped_early_ and m.n_steps_ == 9 and m.best_step_ == 0
-    np.testing.assert_array_equal(m.coreset_, np.arange(5))          # all-equal p: stable tie-break
+    np.testing.assert_array_equal(m.coreset_, np.arange(5))  # all-equal p: stable tie-break
 
 
 def test_early_stopping_on_overfitting_keeps_best_validation_step():
-    S = logistic_scores(15, 400, seed=3)                             # few models, many items
+    S = logistic_scores(15, 400, seed=3)  # few models, many items
     m = DoubleOptimize(patience=10).fit(S, 30, np.random.default_rng(1))
     assert m.stopped_early_ and m.n_steps_ < 1000
     val = m.history_[:, 1]
     assert m.best_step_ == int(np.argmin(val)) and m.best_loss_ == val.min()
     assert m.n_steps_ == m.best_step_ + m.patience + 2
-    assert m.history_[m.best_step_ + 1:, 1].min() >= m.best_loss_
+    assert m.history_[m.best_step_ + 1 :, 1].min() >= m.best_loss_
 
 
 def test_no_early_stopping_runs_max_steps_and_training_loss_drops():
@@ -181,7 +184,7 @@ def test_fit_matches_straightforward_reference_loop():
     p = project_capped_simplex(np.ones(N), n)
     w = rng.standard_normal(N)
     order = rng.permutation(M)
-    tr, va = order[: int(0.8 * M)], order[int(0.8 * M):]
+    tr, va = order[: int(0.8 * M)], order[int(0.8 * M) :]
     state = {k: [np.zeros(N), np.zeros(N)] for k in "wp"}
 
     def adam(x, g, key, lr, t, wd=1e-4):
@@ -189,7 +192,7 @@ def test_fit_matches_straightforward_reference_loop():
         mm, vv = state[key]
         mm[:] = 0.9 * mm + 0.1 * g
         vv[:] = 0.999 * vv + 0.001 * g * g
-        return x - lr * (mm / (1 - 0.9 ** t)) / (np.sqrt(vv / (1 - 0.999 ** t)) + 1e-8)
+        return x - lr * (mm / (1 - 0.9**t)) / (np.sqrt(vv / (1 - 0.999**t)) + 1e-8)
 
     best, best_w, best_p = np.inf, None, None
     for t in range(1, steps + 1):
@@ -213,8 +216,14 @@ def test_registration_params_and_determinism():
     assert "double_optimize" in REGISTRY
     m = make_method("double_optimize")
     assert m.name == "double_optimize" and not m.deterministic_fit and not m.uses_coreset_stream
-    assert m.params() == {"lr_w": 0.1, "lr_p": 0.001, "weight_decay": 1e-4, "max_steps": 1000,
-                          "patience": 100, "train_fraction": 0.8}
+    assert m.params() == {
+        "lr_w": 0.1,
+        "lr_p": 0.001,
+        "weight_decay": 1e-4,
+        "max_steps": 1000,
+        "patience": 100,
+        "train_fraction": 0.8,
+    }
     with pytest.raises(ConfigError):
         make_method("double_optimize", {"train_fraction": 1.5})
     S = logistic_scores(40, 60, seed=2)

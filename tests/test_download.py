@@ -39,15 +39,36 @@ def test_catalog_urls_point_at_the_pinned_commit():
     cat = load_catalog()
     spec, role = find_file(cat, "benchmark-prediction", "data/scores/musr.jbl")
     assert spec.name == "musr" and role == "scores"
-    assert spec.url(role, cat.url_template) == ("https://raw.githubusercontent.com/socialfoundations/benchmark-prediction/"
-                                                "2e98c82ea45bed58f54c9e8894ca42e776bf32a9/data/scores/musr.jbl")
+    assert spec.url(role, cat.url_template) == (
+        "https://raw.githubusercontent.com/socialfoundations/benchmark-prediction/"
+        "2e98c82ea45bed58f54c9e8894ca42e776bf32a9/data/scores/musr.jbl"
+    )
     meta = cat["musr"].files["metadata"]
     assert meta.source == "sloth" and "felipemaiapolo/sloth" in cat["musr"].url("metadata", cat.url_template)
     with pytest.raises(DataError):
         find_file(cat, "benchmark-prediction", "data/scores/nope.jbl")
     # every dataset of the paper is catalogued, mirrored or not
-    for name in ["commonsense", "gsm", "legalbench", "math", "med_qa", "mmlu", "mrpc", "rte", "sst2", "mnli", "qnli",
-                 "ifeval", "openllm_math", "mmlu_pro", "arc_challenge", "bbh", "gpqa", "musr", "imagenet"]:
+    for name in [
+        "commonsense",
+        "gsm",
+        "legalbench",
+        "math",
+        "med_qa",
+        "mmlu",
+        "mrpc",
+        "rte",
+        "sst2",
+        "mnli",
+        "qnli",
+        "ifeval",
+        "openllm_math",
+        "mmlu_pro",
+        "arc_challenge",
+        "bbh",
+        "gpqa",
+        "musr",
+        "imagenet",
+    ]:
         assert cat[name].kind == "item_binary"
 
 
@@ -57,11 +78,22 @@ def _catalog_with_file(tmp_path, content: bytes, pinned: bytes | None):
     mirror = tmp_path / "mirror" / "src" / "data"
     mirror.mkdir(parents=True)
     (mirror / "x.jbl").write_bytes(content)
-    doc = {"sources": {"src": {"repository": "o/r", "commit": "c" * 40}},
-           "url_template": "https://example.invalid/{repository}/{commit}/{path}",
-           "datasets": {"x": {"title": "X", "suite": "s", "kind": "item_binary", "source": "src", "format": "jbl",
-                              "files": {"scores": {"path": "data/x.jbl",
-                                                   "sha256": hashlib.sha256(pinned).hexdigest() if pinned else None}}}}}
+    doc = {
+        "sources": {"src": {"repository": "o/r", "commit": "c" * 40}},
+        "url_template": "https://example.invalid/{repository}/{commit}/{path}",
+        "datasets": {
+            "x": {
+                "title": "X",
+                "suite": "s",
+                "kind": "item_binary",
+                "source": "src",
+                "format": "jbl",
+                "files": {
+                    "scores": {"path": "data/x.jbl", "sha256": hashlib.sha256(pinned).hexdigest() if pinned else None}
+                },
+            }
+        },
+    }
     (tmp_path / "catalog.yaml").write_text(yaml.safe_dump(doc))
     return load_catalog(tmp_path / "catalog.yaml"), tmp_path / "mirror"
 
@@ -98,4 +130,5 @@ def test_raw_dir_checks_name_the_key_and_the_layout(tmp_path):
 def test_url_template_may_name_the_mirror_folder():
     cat = load_catalog()
     assert cat["musr"].url("scores", "http://127.0.0.1:8000/{source}/{path}") == (
-        "http://127.0.0.1:8000/benchmark-prediction/data/scores/musr.jbl")
+        "http://127.0.0.1:8000/benchmark-prediction/data/scores/musr.jbl"
+    )

@@ -32,8 +32,14 @@ def make_matrix(seed: int = 0) -> ResponseMatrix:
     p = 1.0 / (1.0 + np.exp(-(ability[:, None] - difficulty[None, :])))
     scores = (rng.random((N_MODELS, N_ITEMS)) < p).astype(np.float64)
     ids = [f"m{i:02d}" for i in range(N_MODELS)]
-    return ResponseMatrix(dataset="gen", scores=scores, model_ids=ids, model_names=list(ids),
-                          item_ids=[f"gen/{j:02d}" for j in range(N_ITEMS)], subtasks=["gen"] * N_ITEMS)
+    return ResponseMatrix(
+        dataset="gen",
+        scores=scores,
+        model_ids=ids,
+        model_names=list(ids),
+        item_ids=[f"gen/{j:02d}" for j in range(N_ITEMS)],
+        subtasks=["gen"] * N_ITEMS,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +123,7 @@ def test_run_job_outputs(matrix, method):
     assert list(tim.columns) == ["trial", "fit_seconds", "estimate_seconds", "fit_reused"]
     assert tim["trial"].tolist() == list(range(TRIALS))
     assert (tim["fit_seconds"] >= 0).all() and (tim["estimate_seconds"] >= 0).all()
-    assert tim["fit_reused"].dtype == bool and not tim["fit_reused"].any()   # interpolation: new sources
+    assert tim["fit_reused"].dtype == bool and not tim["fit_reused"].any()  # interpolation: new sources
     # progress reported, ending at the last trial
     assert logs and f"trial {TRIALS} of {TRIALS}" in logs[-1]
 
@@ -129,7 +135,7 @@ def test_run_job_is_deterministic(matrix, method):
     b = run_job(matrix, make_splits(matrix, "interpolation", 2, SEED), method, FAST.get(method), BUDGET, SEED).estimates
     pd.testing.assert_frame_equal(a, b, check_exact=True)
     c = run_job(matrix, sp, method, FAST.get(method), BUDGET, SEED + 1).estimates
-    if method != "lasso":          # lasso's fit does not use randomness
+    if method != "lasso":  # lasso's fit does not use randomness
         assert not np.array_equal(a["estimate"].to_numpy(), c["estimate"].to_numpy())
 
 
@@ -184,6 +190,7 @@ def test_coreset_methods_share_the_trial_core_set(matrix, monkeypatch):
                     out = super().fit(source, budget, rng)
                     recorded.setdefault(name, []).append(self.coreset_.copy())
                     return out
+
             return Recorder
 
         monkeypatch.setitem(REGISTRY, name, make_recorder())
@@ -227,7 +234,7 @@ def test_per_target_similarity_cache_shared_across_runs(matrix, tmp_path, monkey
     monkeypatch.setattr(mtm, "model_similarity", lambda *a: calls.append(1) or real(*a))
     cache = {}
     shared = [mtm.per_target(p, sp, matrix, cache) for p in paths]
-    assert len(calls) == TRIALS                              # once per trial, not per run
+    assert len(calls) == TRIALS  # once per trial, not per run
     for p, got in zip(paths, shared):
         pd.testing.assert_frame_equal(got, mtm.per_target(p, sp, matrix))
     by = splits_by_trial(sp, matrix)
@@ -245,8 +252,10 @@ def test_harness_import_leaves_scipy_to_the_methods_that_use_it():
     import subprocess
     import sys
 
-    code = ("import sys, benchcast.harness; "
-            "print(sorted(m for m in ('scipy.linalg', 'scipy.special', 'scipy.optimize', 'sklearn') if m in sys.modules))")
+    code = (
+        "import sys, benchcast.harness; "
+        "print(sorted(m for m in ('scipy.linalg', 'scipy.special', 'scipy.optimize', 'sklearn') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -257,14 +266,16 @@ def test_single_threaded_reaches_blas_libraries_loaded_later():
     import subprocess
     import sys
 
-    code = ("from benchcast.workflow_support import single_threaded; single_threaded(); "
-            "import sys; assert 'scipy.linalg' not in sys.modules; "
-            "import scipy.linalg; from threadpoolctl import threadpool_info; "
-            "print(sorted({(i['filepath'].rsplit('/', 1)[-1], i['num_threads']) for i in threadpool_info()}))")
+    code = (
+        "from benchcast.workflow_support import single_threaded; single_threaded(); "
+        "import sys; assert 'scipy.linalg' not in sys.modules; "
+        "import scipy.linalg; from threadpoolctl import threadpool_info; "
+        "print(sorted({(i['filepath'].rsplit('/', 1)[-1], i['num_threads']) for i in threadpool_info()}))"
+    )
     env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_NUM_THREADS")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     libs = eval(out)
-    assert len(libs) >= 2, libs                      # NumPy's BLAS and SciPy's, loaded later
+    assert len(libs) >= 2, libs  # NumPy's BLAS and SciPy's, loaded later
     assert all(n == 1 for _, n in libs), libs
 
 
@@ -276,7 +287,8 @@ def test_job_failures_reach_the_log_and_the_console_as_one_line(tmp_path):
     import textwrap
 
     script = tmp_path / "job.py"
-    script.write_text(textwrap.dedent('''
+    script.write_text(
+        textwrap.dedent("""
         import sys
         from types import SimpleNamespace
         from benchcast.errors import DataError
@@ -286,10 +298,13 @@ def test_job_failures_reach_the_log_and_the_console_as_one_line(tmp_path):
         if sys.argv[2] == "data":
             raise DataError("raw/x.jbl", "sha256", "checksum mismatch", "restore the file")
         raise KeyError("boom")
-    '''))
+    """)
+    )
     for kind in ("data", "bug"):
         log = tmp_path / f"{kind}.log"
-        proc = subprocess.run([sys.executable, str(script), str(log), kind], capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [sys.executable, str(script), str(log), kind], capture_output=True, text=True, check=False
+        )
         assert proc.returncode == 1
         text = log.read_text()
         if kind == "data":

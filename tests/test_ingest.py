@@ -28,15 +28,7 @@ from benchcast.errors import ConfigError, DataError
 SOURCE = "benchmark-prediction"
 
 # 4 models x 5 items; model 1 is all-zero (excluded by min_accuracy).
-TOY = np.array(
-    [
-        [1, 0, 1, 1, 0],
-        [0, 0, 0, 0, 0],
-        [1, 1, 1, 1, 1],
-        [0, 1, 0, 0, 1],
-    ],
-    dtype=np.float64,
-)
+TOY = np.array([[1, 0, 1, 1, 0], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1], [0, 1, 0, 0, 1]], dtype=np.float64)
 TOY_NAMES = ["alpha", "beta", "gamma", "delta"]
 
 
@@ -71,26 +63,38 @@ def base_catalog() -> dict:
         },
         "url_template": "https://raw.githubusercontent.com/{repository}/{commit}/{path}",
         "datasets": {
-            "toy": _entry("data/scores/toy.jbl",
-                          {"path": "data/scores/toy_models.jbl", "sha256": None, "format": "jbl"},
-                          n_models=4, n_items=5),
-            "helmy": _entry("data/scores/helmy.jbl",
-                            {"path": "helm_lite_models.txt", "sha256": None, "format": "txt"}),
+            "toy": _entry(
+                "data/scores/toy.jbl",
+                {"path": "data/scores/toy_models.jbl", "sha256": None, "format": "jbl"},
+                n_models=4,
+                n_items=5,
+            ),
+            "helmy": _entry("data/scores/helmy.jbl", {"path": "helm_lite_models.txt", "sha256": None, "format": "txt"}),
             "anon": _entry("data/scores/anon.jbl"),
-            "sub": _entry("data/scores/sub.jbl",
-                          subtasks=[{"name": "first", "size": 5}, {"name": "second", "size": 7}]),
-            "badsub": _entry("data/scores/badsub.jbl",
-                             subtasks=[{"name": "first", "size": 5}, {"name": "second", "size": 6}]),
-            "dups": _entry("data/scores/dups.jbl",
-                           {"path": "data/scores/dups_models.jbl", "sha256": None, "format": "jbl"}),
-            "dups_suffix": _entry("data/scores/dups.jbl",
-                                  {"path": "data/scores/dups_models.jbl", "sha256": None, "format": "jbl"},
-                                  duplicate_model_names="suffix"),
+            "sub": _entry(
+                "data/scores/sub.jbl", subtasks=[{"name": "first", "size": 5}, {"name": "second", "size": 7}]
+            ),
+            "badsub": _entry(
+                "data/scores/badsub.jbl", subtasks=[{"name": "first", "size": 5}, {"name": "second", "size": 6}]
+            ),
+            "dups": _entry(
+                "data/scores/dups.jbl", {"path": "data/scores/dups_models.jbl", "sha256": None, "format": "jbl"}
+            ),
+            "dups_suffix": _entry(
+                "data/scores/dups.jbl",
+                {"path": "data/scores/dups_models.jbl", "sha256": None, "format": "jbl"},
+                duplicate_model_names="suffix",
+            ),
             "agg": {
-                "title": "Agg", "suite": "Agg", "kind": "aggregate", "source": "benchpress",
+                "title": "Agg",
+                "suite": "Agg",
+                "kind": "aggregate",
+                "source": "benchpress",
                 "format": "benchpress_json",
                 "files": {"scores": {"path": "website/data.json", "sha256": None}},
-                "n_models": 3, "n_items": 2, "mirrored": True,
+                "n_models": 3,
+                "n_items": 2,
+                "mirrored": True,
             },
         },
     }
@@ -147,8 +151,8 @@ def test_load_catalog_fields(mirror, tmp_path):
     assert set(cat.names("item_binary")) == {"toy", "helmy", "anon", "sub", "badsub", "dups", "dups_suffix"}
     assert cat.names("aggregate") == ["agg"]
     assert spec.url("scores", cat.url_template) == (
-        "https://raw.githubusercontent.com/socialfoundations/benchmark-prediction/" + "0" * 40
-        + "/data/scores/toy.jbl")
+        "https://raw.githubusercontent.com/socialfoundations/benchmark-prediction/" + "0" * 40 + "/data/scores/toy.jbl"
+    )
 
 
 def test_unknown_dataset_lists_known_names(mirror):
@@ -192,21 +196,25 @@ def test_build_tables_known_answer(mirror):
     t = build_tables(cat["toy"], raw, log=logs.append)
     assert set(t) == {"responses", "models", "items"}
 
-    expected_resp = pd.DataFrame({
-        "model_idx": np.array([0] * 5 + [1] * 5 + [2] * 5 + [3] * 5, dtype=np.int32),
-        "item_idx": np.array(list(range(5)) * 4, dtype=np.int32),
-        "score": TOY.ravel().astype(np.float32),
-    })
+    expected_resp = pd.DataFrame(
+        {
+            "model_idx": np.array([0] * 5 + [1] * 5 + [2] * 5 + [3] * 5, dtype=np.int32),
+            "item_idx": np.array(list(range(5)) * 4, dtype=np.int32),
+            "score": TOY.ravel().astype(np.float32),
+        }
+    )
     pd.testing.assert_frame_equal(t["responses"], expected_resp)
 
-    expected_models = pd.DataFrame({
-        "model_idx": np.arange(4, dtype=np.int32),
-        "model_id": TOY_NAMES,
-        "name": TOY_NAMES,
-        "accuracy": np.array([0.6, 0.0, 1.0, 0.4]),
-        "excluded": np.array([False, True, False, False]),
-        "exclusion_reason": ["", "accuracy <= 1e-08", "", ""],
-    })
+    expected_models = pd.DataFrame(
+        {
+            "model_idx": np.arange(4, dtype=np.int32),
+            "model_id": TOY_NAMES,
+            "name": TOY_NAMES,
+            "accuracy": np.array([0.6, 0.0, 1.0, 0.4]),
+            "excluded": np.array([False, True, False, False]),
+            "exclusion_reason": ["", "accuracy <= 1e-08", "", ""],
+        }
+    )
     m = t["models"]
     # the documented columns first, in order (later columns are optional metadata)
     assert list(m.columns[:6]) == list(expected_models.columns)
@@ -236,7 +244,7 @@ def test_min_accuracy_threshold_flags_low_rows(mirror, tmp_path):
     doc["datasets"]["toy"]["min_accuracy"] = 0.5
     cat = load_catalog(write_catalog(tmp_path, doc))
     m = build_tables(cat["toy"], raw, log=_quiet)["models"]
-    assert m["excluded"].tolist() == [False, True, False, True]     # acc 0.6, 0, 1, 0.4
+    assert m["excluded"].tolist() == [False, True, False, True]  # acc 0.6, 0, 1, 0.4
     assert m["exclusion_reason"].tolist() == ["", "accuracy <= 0.5", "", "accuracy <= 0.5"]
 
 
@@ -371,8 +379,8 @@ def test_non_binary_scores(mirror):
 @pytest.mark.parametrize(
     ("filename", "payload", "field"),
     [
-        ("toy.jbl", TOY.ravel(), "scores"),                 # scores not 2-D
-        ("toy.jbl", ["not", "scores"], "scores"),          # scores file holding a list
+        ("toy.jbl", TOY.ravel(), "scores"),  # scores not 2-D
+        ("toy.jbl", ["not", "scores"], "scores"),  # scores file holding a list
         ("toy_models.jbl", np.arange(4.0), "model list"),  # model list holding an array
     ],
     ids=["scores_not_2d", "scores_file_holding_a_list", "model_list_holding_an_array"],
@@ -418,7 +426,11 @@ def test_npy_pair_stacks_source_then_target(tmp_path):
     doc = base_catalog()
     doc["sources"]["tb"] = {"repository": "x/tb", "commit": "2" * 40}
     doc["datasets"]["pair"] = {
-        "title": "Pair", "suite": "TB", "kind": "item_binary", "source": "tb", "format": "npy_pair",
+        "title": "Pair",
+        "suite": "TB",
+        "kind": "item_binary",
+        "source": "tb",
+        "format": "npy_pair",
         "files": {"source": {"path": "s.npy", "sha256": None}, "target": {"path": "t.npy", "sha256": None}},
     }
     cat = load_catalog(write_catalog(tmp_path, doc))
@@ -451,9 +463,10 @@ def test_write_load_round_trip(mirror, tmp_path):
         back = pd.read_parquet(d / f"{name}.parquet")
         assert list(back.columns) == list(df.columns)
         for col in df.columns:
-            if df[col].dtype == object:      # missing values come back as None
-                assert back[col].where(back[col].notna(), None).tolist() == \
-                    df[col].where(df[col].notna(), None).tolist(), col
+            if df[col].dtype == object:  # missing values come back as None
+                assert (
+                    back[col].where(back[col].notna(), None).tolist() == df[col].where(df[col].notna(), None).tolist()
+                ), col
             else:
                 assert back[col].dtype == df[col].dtype, col
                 np.testing.assert_array_equal(back[col].to_numpy(), df[col].to_numpy())
@@ -512,7 +525,7 @@ def test_write_parquet_atomic_failure_keeps_old_file(tmp_path, monkeypatch):
 
     def boom(table, where, **kw):
         calls.append(where)
-        Path(where).write_bytes(b"partial garbage")   # a half-written temp file
+        Path(where).write_bytes(b"partial garbage")  # a half-written temp file
         raise OSError("disk full")
 
     monkeypatch.setattr(sys.modules[write_parquet_atomic.__module__].pq, "write_table", boom)
@@ -547,9 +560,8 @@ def test_write_parquet_atomic_has_no_pandas_metadata(tmp_path):
     schema = pq.read_schema(p)
     assert not (schema.metadata or {}).get(b"pandas")
     back = pd.read_parquet(p)
-    assert back.index.tolist() == [0, 1]      # index not preserved
+    assert back.index.tolist() == [0, 1]  # index not preserved
     assert back["a"].tolist() == [1, 2]
-
 
 
 def test_duplicate_suffix_never_collides_with_an_existing_name(mirror):

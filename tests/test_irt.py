@@ -31,8 +31,7 @@ def _single_blas_thread():
 # --------------------------------------------------------------------------- helpers
 
 
-def simulate(n_subjects: int, n_items: int, dims: int, seed: int, disc_sd: float = 0.8,
-             intercept_sd: float = 1.5):
+def simulate(n_subjects: int, n_items: int, dims: int, seed: int, disc_sd: float = 0.8, intercept_sd: float = 1.5):
     rng = np.random.default_rng(seed)
     ability = rng.normal(size=(n_subjects, dims))
     disc = rng.normal(scale=disc_sd, size=(n_items, dims))
@@ -102,8 +101,9 @@ def test_fixed_disc_scale_and_output_gauge(recovery_fit):
     assert fixed.converged
     assert corr(ability @ disc.T, fixed.ability @ fixed.disc.T) >= 0.95
     # the re-gauging leaves the logits of the raw MAP unchanged
-    A, G, b, *_ = irt._fit_map(y, np.ones(y.shape, bool), 3, np.random.default_rng(0), 1.0, 0.8, None, 3000, 1e-5,
-                               learn_means=True)
+    A, G, b, *_ = irt._fit_map(
+        y, np.ones(y.shape, bool), 3, np.random.default_rng(0), 1.0, 0.8, None, 3000, 1e-5, learn_means=True
+    )
     np.testing.assert_allclose(fixed.ability @ fixed.disc.T, A @ G.T, atol=1e-9)
     np.testing.assert_array_equal(fixed.diff, b)
 
@@ -123,15 +123,16 @@ def test_learned_prior_means_recover_a_nonzero_mean():
     # the output gauge whitens abilities (truth: ~N(0, I)), so disc is the truth up to a rotation
     assert np.linalg.norm(fit.disc.mean(axis=0)) == pytest.approx(1.2, rel=0.1)
     assert fit.diff.mean() == pytest.approx(0.4, abs=0.05)
-    assert fit.neg_log_posterior != zero.neg_log_posterior     # the option changes the fit
+    assert fit.neg_log_posterior != zero.neg_log_posterior  # the option changes the fit
     # the raw MAP is a stationary point of the posterior with the learned means
     mask = np.ones(y.shape, bool)
-    A, G, b, _, conv, f_map, scales = irt._fit_map(y, mask, D, np.random.default_rng(0), 1.0, None, None,
-                                                   3000, 1e-10, learn_means=True)
+    A, G, b, _, conv, f_map, scales = irt._fit_map(
+        y, mask, D, np.random.default_rng(0), 1.0, None, None, 3000, 1e-10, learn_means=True
+    )
     obj = irt._Objective(2 * y - 1, mask, D, 1.0, 1 / scales**2, 1.0)
     obj.mg, obj.mb = G.mean(axis=0), float(b.mean())
     f, g = obj.value_grad(np.concatenate([A.ravel(), G.ravel(), b]))
-    assert np.abs(g[:S * D + I * D]).max() < 0.05   # (the learned diff scale is not returned: skip diff)
+    assert np.abs(g[: S * D + I * D]).max() < 0.05  # (the learned diff scale is not returned: skip diff)
 
 
 def _tiny_problem(seed=0, S=7, I=9, D=3):
@@ -142,7 +143,7 @@ def _tiny_problem(seed=0, S=7, I=9, D=3):
     signs[mask] = 2 * y[mask] - 1
     pg = np.array([0.5, 2.0, 1.0])
     obj = irt._Objective(signs, mask, D, 1.3, pg, 0.7)
-    x = rng.normal(size=S * D + I * D + I) * 3     # large logits: exercises the stable branches
+    x = rng.normal(size=S * D + I * D + I) * 3  # large logits: exercises the stable branches
     return y, mask, pg, obj, x
 
 
@@ -151,12 +152,10 @@ def test_objective_value_and_analytic_gradient():
     f, g = obj.value_grad(x)
     A, G, b = obj.split(x)
     z = A @ G.T - 3 * b
-    ref = np.sum(mask * (np.logaddexp(0, z) - y * z)) + 0.5 * (
-        1.3 * np.sum(A * A) + np.sum(pg * G * G) + 0.7 * b @ b)
+    ref = np.sum(mask * (np.logaddexp(0, z) - y * z)) + 0.5 * (1.3 * np.sum(A * A) + np.sum(pg * G * G) + 0.7 * b @ b)
     assert f == pytest.approx(ref, rel=1e-12)
     h = 1e-6
-    fd = np.array([(obj.value_grad(x + h * e)[0] - obj.value_grad(x - h * e)[0]) / (2 * h)
-                   for e in np.eye(x.size)])
+    fd = np.array([(obj.value_grad(x + h * e)[0] - obj.value_grad(x - h * e)[0]) / (2 * h) for e in np.eye(x.size)])
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6)
     # the preconditioned (optimiser's) view is the same function
     obj.set_preconditioner(*obj.gauss_newton_diag(x, mask))
@@ -187,8 +186,13 @@ def test_minimize_cache_gives_scipys_iterates():
     y, mask, pg, obj, x = _tiny_problem()
     obj.set_preconditioner(*obj.gauss_newton_diag(x, mask))
     xo, res = obj.minimize(x, 40, 1e-9)
-    ref = minimize(obj.scaled, x / obj.scale, jac=True, method="L-BFGS-B",
-                   options={"maxiter": 40, "ftol": 1e-9, "gtol": 1e-12, "maxcor": 20, "maxfun": 130})
+    ref = minimize(
+        obj.scaled,
+        x / obj.scale,
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 40, "ftol": 1e-9, "gtol": 1e-12, "maxcor": 20, "maxfun": 130},
+    )
     np.testing.assert_array_equal(res.x, ref.x)
     assert res.nit == ref.nit and res.nfev == ref.nfev and res.fun == ref.fun
 
@@ -224,14 +228,16 @@ def test_map_is_a_stationary_point_of_the_posterior():
     y, *_ = simulate(40, 60, 2, seed=8)
     mask = np.ones(y.shape, bool)
     A, G, b, n_iter, converged, f_map, scales = irt._fit_map(
-        y, mask, 2, np.random.default_rng(0), 1.0, 0.7, 1.0, 3000, 1e-12)
+        y, mask, 2, np.random.default_rng(0), 1.0, 0.7, 1.0, 3000, 1e-12
+    )
     np.testing.assert_allclose(scales, [0.7, 0.7], rtol=1e-12)
     obj = irt._Objective(2 * y - 1, mask, 2, 1.0, np.full(2, 1 / 0.7**2), 1.0)
     f, g = obj.value_grad(np.concatenate([A.ravel(), G.ravel(), b]))
     assert f == pytest.approx(f_map, rel=1e-12)
     assert np.abs(g).max() < 1e-3
-    fit = irt.fit_mirt_2pl(y, dims=2, rng=np.random.default_rng(0), disc_scale=0.7, diff_scale=1.0,
-                           prior_means=False, tol=1e-12)
+    fit = irt.fit_mirt_2pl(
+        y, dims=2, rng=np.random.default_rng(0), disc_scale=0.7, diff_scale=1.0, prior_means=False, tol=1e-12
+    )
     assert fit.neg_log_posterior == pytest.approx(f_map, rel=1e-12)
 
 
@@ -248,7 +254,7 @@ def test_bad_inputs():
         irt.fit_mirt_2pl(nan, dims=2, rng=rng)
     mask = np.ones(y.shape, bool)
     mask[1, 1] = False
-    irt.fit_mirt_2pl(nan, mask, dims=2, rng=rng, max_iter=5)       # fine when unobserved
+    irt.fit_mirt_2pl(nan, mask, dims=2, rng=rng, max_iter=5)  # fine when unobserved
     with pytest.raises(ValueError, match="shape"):
         irt.fit_mirt_2pl(y, mask[:, :-1], dims=2, rng=rng)
     with pytest.raises(ValueError, match="2-D"):
@@ -276,7 +282,7 @@ def test_response_probabilities_equal_tinybenchmarks_item_curve():
     theta = rng.normal(size=(6, 4))
     disc = rng.normal(size=(9, 4))
     diff = rng.normal(size=9)
-    disc[:3] *= 40          # some terms beyond the +-30 clip
+    disc[:3] *= 40  # some terms beyond the +-30 clip
     diff[3] = 45.0
     ref = tb_item_curve(theta[:, :, None], disc.T[None], diff[None, None, :])
     got = irt.response_probabilities(theta, disc, diff)
@@ -334,8 +340,8 @@ def test_estimate_ability_recovers_true_abilities():
 
 def test_estimate_ability_separable_and_prior():
     y, ability, disc, diff = simulate(3, 30, 2, seed=2)
-    disc[:, 0] = np.abs(disc[:, 0]) + 0.1   # every item rises with ability[0] ...
-    y[0] = 1.0       # ... so all-correct is separable: ML at infinity, the tiny ridge keeps it finite
+    disc[:, 0] = np.abs(disc[:, 0]) + 0.1  # every item rises with ability[0] ...
+    y[0] = 1.0  # ... so all-correct is separable: ML at infinity, the tiny ridge keeps it finite
     theta = irt.estimate_ability(y, disc, diff)
     assert np.all(np.isfinite(theta)) and theta[0, 0] > 5
     assert tb_nll(theta[0], y[0], disc, diff) < 0.05 * tb_nll(np.zeros(2), y[0], disc, diff)
@@ -378,7 +384,9 @@ def test_real_data_fit_time_and_heldout_loglik(name):
     heldout = irt.log_likelihood(y, p, test)
     item_mean = np.where(test, 0.0, y).sum(0) / (~test).sum(0)
     baseline = irt.log_likelihood(y, np.broadcast_to(item_mean, y.shape), test)
-    print(f"\n{name} {y.shape}: fit {seconds:.2f} s, {fit.n_iter} L-BFGS iterations, "
-          f"held-out mean log-lik {heldout:.4f} (item-mean baseline {baseline:.4f})")
+    print(
+        f"\n{name} {y.shape}: fit {seconds:.2f} s, {fit.n_iter} L-BFGS iterations, "
+        f"held-out mean log-lik {heldout:.4f} (item-mean baseline {baseline:.4f})"
+    )
     assert fit.converged
     assert heldout > baseline + 0.05

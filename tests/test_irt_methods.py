@@ -10,8 +10,16 @@ from benchcast.errors import BudgetExceeded, DataError
 from benchcast.harness import run_job
 from benchcast.methods import make_method
 from benchcast.methods.irt_methods import (
-    GPIRT, IRTTrialFit, anchors_to_frame, fit_irt_trials, fit_trial_irt, fits_to_frames, frames_to_fits, gp_irt_lambda,
-    irt_anchors, trial_anchors,
+    GPIRT,
+    IRTTrialFit,
+    anchors_to_frame,
+    fit_irt_trials,
+    fit_trial_irt,
+    fits_to_frames,
+    frames_to_fits,
+    gp_irt_lambda,
+    irt_anchors,
+    trial_anchors,
 )
 from benchcast.oracle import Oracle
 
@@ -62,7 +70,7 @@ def test_budget_is_respected_and_estimates_are_sane(name, data, trial_fit):
     est = m.estimate(oracle, np.random.default_rng(3))
     assert (oracle.spent <= 20).all() and est.shape == (15,)
     truth = data[45:].mean(axis=1)
-    assert np.abs(est - truth).mean() < 0.08          # far better than chance on a 2-dim IRT world
+    assert np.abs(est - truth).mean() < 0.08  # far better than chance on a 2-dim IRT world
     with pytest.raises(BudgetExceeded):
         make_method(name).fit(data[:45], 150, np.random.default_rng(0))
 
@@ -82,7 +90,7 @@ def test_p_irt_equals_eq12_by_hand(data, trial_fit):
 def test_gp_irt_is_the_lambda_mix_of_anchor_weighted_and_p_irt(data, trial_fit):
     p = make_method("p_irt").fit(data[:45], 20, np.random.default_rng(2), prefit=trial_fit)
     g = make_method("gp_irt").fit(data[:45], 20, np.random.default_rng(2), prefit=trial_fit)
-    np.testing.assert_array_equal(p.anchors_, g.anchors_)       # same stream -> same anchors
+    np.testing.assert_array_equal(p.anchors_, g.anchors_)  # same stream -> same anchors
     lam = g.lambda_()
     assert 0 < lam < 1
     anchor_weighted = data[45:][:, g.anchors_] @ g.weights_
@@ -105,11 +113,17 @@ def test_anchors_are_kmeans_nearest_items():
 def test_self_fit_equals_prefit(data):
     """Without a prefit the method fits the IRT itself, with the same result as the shared job."""
     from benchcast import seeding
-    from benchcast.harness import make_splits
     from benchcast.data.item_level import ResponseMatrix
+    from benchcast.harness import make_splits
 
-    matrix = ResponseMatrix("toy", data, [f"m{i}" for i in range(60)], [f"m{i}" for i in range(60)],
-                            [f"i{j}" for j in range(150)], ["t"] * 150)
+    matrix = ResponseMatrix(
+        "toy",
+        data,
+        [f"m{i}" for i in range(60)],
+        [f"m{i}" for i in range(60)],
+        [f"i{j}" for j in range(150)],
+        ["t"] * 150,
+    )
     splits = make_splits(matrix, "interpolation", 2, 0, {"target_fraction": 0.25})
     from benchcast.harness import splits_by_trial
 
@@ -132,18 +146,22 @@ def test_self_fit_equals_prefit(data):
         assert set(f.anchors) == set(f.anchor_seconds) == {10, 15} and min(f.anchor_seconds.values()) >= 0
     back = frames_to_fits(*fits_to_frames(fits), anchors_to_frame(fits))
     for method in ("gp_irt", "p_irt"):
-        plain = run_job(matrix, splits, method, {"irt": {"dims": 2}}, 15, 0, prefit=frames_to_fits(*fits_to_frames(fits)))
+        plain = run_job(
+            matrix, splits, method, {"irt": {"dims": 2}}, 15, 0, prefit=frames_to_fits(*fits_to_frames(fits))
+        )
         shared = run_job(matrix, splits, method, {"irt": {"dims": 2}}, 15, 0, prefit=back)
         pd.testing.assert_frame_equal(shared.estimates, plain.estimates)
     for t in fits:
         a, w = back[t].anchors[15]
-        m = make_method("p_irt", {"irt": {"dims": 2}}).fit(data[splits_by_trial(splits, matrix)[t][0]], 15,
-                                                              seeding.rng(0, t, "irt_anchors"), prefit=fits[t])
+        m = make_method("p_irt", {"irt": {"dims": 2}}).fit(
+            data[splits_by_trial(splits, matrix)[t][0]], 15, seeding.rng(0, t, "irt_anchors"), prefit=fits[t]
+        )
         np.testing.assert_array_equal(a, m.anchors_)
         np.testing.assert_array_equal(w, m.weights_)
     no_anchors = dataclasses.replace(back[0], anchors=None)
-    m = make_method("p_irt", {"irt": {"dims": 2}}).fit(data[splits_by_trial(splits, matrix)[0][0]], 15,
-                                                          seeding.rng(0, 0, "irt_anchors"), prefit=no_anchors)
+    m = make_method("p_irt", {"irt": {"dims": 2}}).fit(
+        data[splits_by_trial(splits, matrix)[0][0]], 15, seeding.rng(0, 0, "irt_anchors"), prefit=no_anchors
+    )
     np.testing.assert_array_equal(m.anchors_, back[0].anchors[15][0])
 
 
@@ -176,7 +194,7 @@ def test_svi_dtype_passes_through(data):
     b = fit_irt(data[:45], np.random.default_rng(0), kw)
     c = fit_irt(data[:45], np.random.default_rng(0), {**kw, "dtype": "float64"})
     assert a.disc.dtype == np.float64 and not np.array_equal(a.disc, b.disc)
-    np.testing.assert_array_equal(b.disc, c.disc)       # float64 is the default
+    np.testing.assert_array_equal(b.disc, c.disc)  # float64 is the default
     with pytest.raises(DataError, match="dtype"):
         fit_irt(data[:45], np.random.default_rng(0), {**kw, "dtype": "half"})
 
@@ -185,17 +203,22 @@ def test_identical_source_sets_share_one_fit(data):
     """Extrapolation-like trials (the same source models in every trial) are fitted once; a trial
     with other sources gets its own fit; switching sharing off refits every trial."""
     src_a, src_b = np.arange(0, 40), np.arange(10, 50)
-    by_trial = {0: (src_a, np.arange(50, 60)), 1: (src_a[::-1].copy(), np.arange(50, 60)),
-                2: (src_b, np.arange(50, 60)), 3: (src_a, np.arange(50, 60))}
+    by_trial = {
+        0: (src_a, np.arange(50, 60)),
+        1: (src_a[::-1].copy(), np.arange(50, 60)),
+        2: (src_b, np.arange(50, 60)),
+        3: (src_a, np.arange(50, 60)),
+    }
     fits = fit_irt_trials(data, by_trial, 0, {"dims": 2, "max_iter": 200}, with_bias=False)
     assert [fits[t].shared_from for t in range(4)] == [0, 0, 2, 0]
     assert fits[1].disc is fits[0].disc and fits[3].fit_seconds == fits[0].fit_seconds
     assert not np.array_equal(fits[2].disc, fits[0].disc)
-    own = fit_irt_trials(data, by_trial, 0, {"dims": 2, "max_iter": 200}, with_bias=False,
-                         share_identical_sources=False)
+    own = fit_irt_trials(
+        data, by_trial, 0, {"dims": 2, "max_iter": 200}, with_bias=False, share_identical_sources=False
+    )
     assert [own[t].shared_from for t in range(4)] == [0, 1, 2, 3]
-    np.testing.assert_array_equal(own[0].disc, fits[0].disc)      # the first trial's fit is the same
-    assert not np.array_equal(own[3].disc, fits[3].disc)          # a refit from trial 3's seed differs
+    np.testing.assert_array_equal(own[0].disc, fits[0].disc)  # the first trial's fit is the same
+    assert not np.array_equal(own[3].disc, fits[3].disc)  # a refit from trial 3's seed differs
 
 
 def test_prefit_dims_mismatch_items_is_refused(data):

@@ -38,7 +38,7 @@ def test_recovers_a_known_2pl():
     assert fit.disc.shape == (400, 2) and fit.diff.shape == (400,) and fit.ability.shape == (300, 2)
     assert fit.disc.dtype == np.float64 and fit.n_iter == 600 and fit.converged
     assert np.corrcoef(fit.diff, diff)[0, 1] >= 0.9
-    fitted = fit.ability @ fit.disc.T - 2 * fit.diff        # rotation invariant
+    fitted = fit.ability @ fit.disc.T - 2 * fit.diff  # rotation invariant
     assert np.corrcoef(fitted.ravel(), logits.ravel())[0, 1] >= 0.95
     assert np.isfinite(fit.neg_log_posterior)
 
@@ -81,16 +81,16 @@ def test_loss_includes_all_constants():
     D = 1
     lay = irt._SVILayout(1, 1, D)
     data = irt._SVIData(np.array([[1.0]]), np.array([[True]]), D, dtype=np.float64)
-    x = np.zeros(lay.n)                               # locs 0, scales 1, alpha = beta = 1
+    x = np.zeros(lay.n)  # locs 0, scales 1, alpha = beta = 1
     eps = np.zeros(lay.n_eps)
-    s = np.ones(lay.K)                                # u = 1
+    s = np.ones(lay.K)  # u = 1
     loss, _ = irt._svi_loss_grad(x, lay, data, eps, s)
     c = 0.5 * np.log(2 * np.pi)
-    n_normal = lay.n_eps                              # theta, gamma, b, mu_b, mu_theta, mu_gamma
-    obs = np.log(2.0)                                 # -log sigmoid(0)
-    local_prior = 3 * c                               # N(0, 1) at 0
-    hyper_prior = 3 * (np.log(10.0) + c) + 3 * 1.0    # N(0, 10) at 0, Gamma(1, 1) at 1
-    log_q = n_normal * (-c) + 3 * (-1.0)              # N(0, 1) at 0, Gamma(1, 1) at 1
+    n_normal = lay.n_eps  # theta, gamma, b, mu_b, mu_theta, mu_gamma
+    obs = np.log(2.0)  # -log sigmoid(0)
+    local_prior = 3 * c  # N(0, 1) at 0
+    hyper_prior = 3 * (np.log(10.0) + c) + 3 * 1.0  # N(0, 10) at 0, Gamma(1, 1) at 1
+    log_q = n_normal * (-c) + 3 * (-1.0)  # N(0, 1) at 0, Gamma(1, 1) at 1
     assert loss == pytest.approx(obs + local_prior + hyper_prior + log_q, rel=1e-12)
 
 
@@ -168,24 +168,27 @@ def test_best_returns_the_lowest_loss_epoch():
     assert not np.array_equal(fit_best.disc, fit_last.disc)
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    (dict(responses=np.zeros(5)), "responses"),
-    (dict(responses=np.zeros((0, 3))), "responses"),
-    (dict(responses=np.full((3, 3), 0.5)), "responses"),
-    (dict(responses=np.array([[0.0, np.nan], [1.0, 0.0]])), "responses"),
-    (dict(responses=np.zeros((2, 2)), observed=np.ones((2, 3), bool)), "observed"),
-    (dict(responses=np.zeros((2, 2)), observed=np.zeros((2, 2), bool)), "observed"),
-    (dict(responses=np.zeros((2, 2)), dims=0), "dims"),
-    (dict(responses=np.zeros((2, 2)), dims=2.0), "dims"),
-    (dict(responses=np.zeros((2, 2)), epochs=0), "epochs"),
-    (dict(responses=np.zeros((2, 2)), lr=0.0), "lr"),
-    (dict(responses=np.zeros((2, 2)), lr=float("nan")), "lr"),
-    (dict(responses=np.zeros((2, 2)), lr_decay=1.5), "lr_decay"),
-    (dict(responses=np.zeros((2, 2)), params="median"), "params"),
-    (dict(responses=np.zeros((2, 2)), rng=0), "rng"),
-    (dict(responses=np.zeros((2, 2)), dtype="float16"), "dtype"),
-    (dict(responses=np.zeros((2, 2)), dtype=np.float32), "dtype"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        (dict(responses=np.zeros(5)), "responses"),
+        (dict(responses=np.zeros((0, 3))), "responses"),
+        (dict(responses=np.full((3, 3), 0.5)), "responses"),
+        (dict(responses=np.array([[0.0, np.nan], [1.0, 0.0]])), "responses"),
+        (dict(responses=np.zeros((2, 2)), observed=np.ones((2, 3), bool)), "observed"),
+        (dict(responses=np.zeros((2, 2)), observed=np.zeros((2, 2), bool)), "observed"),
+        (dict(responses=np.zeros((2, 2)), dims=0), "dims"),
+        (dict(responses=np.zeros((2, 2)), dims=2.0), "dims"),
+        (dict(responses=np.zeros((2, 2)), epochs=0), "epochs"),
+        (dict(responses=np.zeros((2, 2)), lr=0.0), "lr"),
+        (dict(responses=np.zeros((2, 2)), lr=float("nan")), "lr"),
+        (dict(responses=np.zeros((2, 2)), lr_decay=1.5), "lr_decay"),
+        (dict(responses=np.zeros((2, 2)), params="median"), "params"),
+        (dict(responses=np.zeros((2, 2)), rng=0), "rng"),
+        (dict(responses=np.zeros((2, 2)), dtype="float16"), "dtype"),
+        (dict(responses=np.zeros((2, 2)), dtype=np.float32), "dtype"),
+    ],
+)
 def test_bad_inputs_raise_data_error(kwargs, field):
     kwargs = {"rng": np.random.default_rng(0), "epochs": 2, **kwargs}
     responses = kwargs.pop("responses")
@@ -225,10 +228,15 @@ def test_float32_loss_and_gradient_match_float64_at_a_point():
     x = rng.normal(scale=0.3, size=lay.n)
     eps = rng.standard_normal(lay.n_eps)
     s_std = rng.standard_gamma(np.exp(x[lay.sl["ra"]]))
-    x32, eps32, s32 = (v.astype(np.float32).astype(np.float64) for v in (x, eps, s_std))   # same point
+    x32, eps32, s32 = (v.astype(np.float32).astype(np.float64) for v in (x, eps, s_std))  # same point
     f64, g64 = irt._svi_loss_grad(x32, lay, irt._SVIData(Y, mask, D, np.float64), eps32, s32)
-    f32, g32 = irt._svi_loss_grad(x32.astype(np.float32), lay, irt._SVIData(Y, mask, D, np.float32, np.float32),
-                                  eps32.astype(np.float32), s32.astype(np.float32))
+    f32, g32 = irt._svi_loss_grad(
+        x32.astype(np.float32),
+        lay,
+        irt._SVIData(Y, mask, D, np.float32, np.float32),
+        eps32.astype(np.float32),
+        s32.astype(np.float32),
+    )
     assert g32.dtype == np.float32
     assert f32 == pytest.approx(f64, rel=1e-5)
     np.testing.assert_allclose(g32, g64, rtol=2e-3, atol=2e-3 * np.abs(g64).max())
@@ -241,9 +249,10 @@ def test_float32_fit_is_statistically_equivalent_to_float64():
     out = {}
     for dt in ("float64", "float32"):
         fits = [irt.fit_mirt_2pl_svi(Y, dims=2, rng=np.random.default_rng(s), epochs=1000, dtype=dt) for s in range(4)]
-        out[dt] = (np.array([f.neg_log_posterior for f in fits]),
-                   np.mean([np.corrcoef((f.ability @ f.disc.T - 2 * f.diff).ravel(), logits.ravel())[0, 1]
-                            for f in fits]))
+        out[dt] = (
+            np.array([f.neg_log_posterior for f in fits]),
+            np.mean([np.corrcoef((f.ability @ f.disc.T - 2 * f.diff).ravel(), logits.ravel())[0, 1] for f in fits]),
+        )
     l64, l32 = out["float64"][0], out["float32"][0]
     spread = max(l64.std(ddof=1), l32.std(ddof=1), 1.0)
     assert abs(l64.mean() - l32.mean()) < 3 * spread

@@ -7,16 +7,29 @@ import pytest
 from scipy.stats import ortho_group
 
 from benchcast.studies.irt_validation.analysis import (
-    COMPARISON_COLUMNS, FIT_COLUMNS, OURS, PYIRT, comparison_table, compare_item_parameters,
-    heldout_accuracy, heldout_log_likelihood, load_pyirt_npz, logits, make_mask, render_markdown,
+    COMPARISON_COLUMNS,
+    FIT_COLUMNS,
+    OURS,
+    PYIRT,
+    compare_item_parameters,
+    comparison_table,
+    heldout_accuracy,
+    heldout_log_likelihood,
+    load_pyirt_npz,
+    logits,
+    make_mask,
+    render_markdown,
     validation_table,
 )
 
 
 def random_params(n_subjects=40, n_items=60, dims=3, seed=0):
     rng = np.random.default_rng(seed)
-    return {"ability": rng.normal(size=(n_subjects, dims)), "disc": rng.normal(size=(n_items, dims)),
-            "diff": rng.normal(scale=0.3, size=n_items)}
+    return {
+        "ability": rng.normal(size=(n_subjects, dims)),
+        "disc": rng.normal(size=(n_items, dims)),
+        "diff": rng.normal(scale=0.3, size=n_items),
+    }
 
 
 # --------------------------------------------------------------------------- make_mask
@@ -94,15 +107,23 @@ def test_logits_convention():
 def test_compare_identical_params_is_perfect():
     p = random_params()
     out = compare_item_parameters(p, p)
-    for key in ("diff_pearson", "diff_spearman", "disc_norm_pearson", "disc_norm_spearman",
-                "logit_pearson", "logit_spearman", "prob_pearson", "item_logit_pearson_median"):
+    for key in (
+        "diff_pearson",
+        "diff_spearman",
+        "disc_norm_pearson",
+        "disc_norm_spearman",
+        "logit_pearson",
+        "logit_spearman",
+        "prob_pearson",
+        "item_logit_pearson_median",
+    ):
         assert out[key] == pytest.approx(1.0), key
 
 
 def test_compare_is_rotation_invariant():
     ours = random_params(seed=1)
     theirs = random_params(seed=2)
-    theirs = {k: v + 0.5 * ours[k] for k, v in theirs.items()}       # related but not equal
+    theirs = {k: v + 0.5 * ours[k] for k, v in theirs.items()}  # related but not equal
     base = compare_item_parameters(ours, theirs)
     R = ortho_group.rvs(3, random_state=3)
     rotated = {"ability": ours["ability"] @ R, "disc": ours["disc"] @ R, "diff": ours["diff"]}
@@ -140,10 +161,30 @@ def test_compare_rejects_item_count_mismatch():
 def _rows():
     rows = []
     for ds, (m, n) in {"musr": (448, 756), "qnli": (87, 5463)}.items():
-        rows.append(dict(dataset=ds, n_models=m, n_items=n, fitter=PYIRT, fit_seconds=100.0,
-                         heldout_loglik=-0.45, heldout_accuracy=0.78, threads=1))
-        rows.append(dict(dataset=ds, n_models=m, n_items=n, fitter=OURS, fit_seconds=4.0,
-                         heldout_loglik=-0.44, heldout_accuracy=0.79, threads=1))
+        rows.append(
+            dict(
+                dataset=ds,
+                n_models=m,
+                n_items=n,
+                fitter=PYIRT,
+                fit_seconds=100.0,
+                heldout_loglik=-0.45,
+                heldout_accuracy=0.78,
+                threads=1,
+            )
+        )
+        rows.append(
+            dict(
+                dataset=ds,
+                n_models=m,
+                n_items=n,
+                fitter=OURS,
+                fit_seconds=4.0,
+                heldout_loglik=-0.44,
+                heldout_accuracy=0.79,
+                threads=1,
+            )
+        )
     return rows
 
 
@@ -152,7 +193,11 @@ def test_validation_table_shape_and_columns():
     assert list(fits.columns) == FIT_COLUMNS + ["threads"]
     assert fits.shape == (4, len(FIT_COLUMNS) + 1)
     assert fits[["dataset", "fitter"]].values.tolist() == [
-        ["musr", OURS], ["musr", PYIRT], ["qnli", OURS], ["qnli", PYIRT]]
+        ["musr", OURS],
+        ["musr", PYIRT],
+        ["qnli", OURS],
+        ["qnli", PYIRT],
+    ]
     with pytest.raises(ValueError):
         validation_table([{k: v for k, v in _rows()[0].items() if k != "fit_seconds"}])
     with pytest.raises(ValueError):

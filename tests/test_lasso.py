@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from simdata import logistic_scores
 from sklearn.linear_model import lasso_path
 from threadpoolctl import threadpool_limits
 
 from benchcast.errors import ConfigError
-from benchcast.methods import make_method
 from benchcast.methods import lasso as L
+from benchcast.methods import make_method
 from benchcast.oracle import Oracle
-from simdata import logistic_scores
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +80,7 @@ def test_skip_margin_never_skips_an_alpha_the_kernel_iterates_on(monkeypatch):
     np.testing.assert_array_equal(fast, slow)
 
 
-@pytest.mark.parametrize("n_models,n_items,seed", [(45, 150, 0), (66, 400, 1), (80, 60, 2)])   # last: n > N
+@pytest.mark.parametrize("n_models,n_items,seed", [(45, 150, 0), (66, 400, 1), (80, 60, 2)])  # last: n > N
 @pytest.mark.parametrize("n", [5, 20, 50])
 def test_lasso_method_equals_reference_fit(n_models, n_items, seed, n):
     scores = logistic_scores(n_models + 10, n_items, seed)
@@ -110,16 +110,17 @@ def test_one_path_serves_every_budget_and_round_trips_through_parquet(tmp_path):
     scores = logistic_scores(70, 120, 3)
     budgets = [5, 20, 60]
     same = np.arange(40)
-    by_trial = {0: (same, np.arange(40, 70)), 1: (same, np.arange(40, 70)),
-                2: (np.arange(10, 50), np.arange(50, 70))}
+    by_trial = {0: (same, np.arange(40, 70)), 1: (same, np.arange(40, 70)), 2: (np.arange(10, 50), np.arange(50, 70))}
     selections, timing = L.lasso_trials(scores, by_trial, budgets, {"n_alphas": 300})
     assert timing.shared_from.tolist() == [0, 0, 2]
     assert timing.fit_seconds[1] == timing.fit_seconds[0] > 0
     fits, items = L.selections_to_frames(selections)
     fits.to_parquet(tmp_path / "fits.parquet")
     items.to_parquet(tmp_path / "items.parquet")
-    loaded = L.frames_to_selections(pd.read_parquet(tmp_path / "fits.parquet"), pd.read_parquet(tmp_path / "items.parquet"))
-    for trial, (src, tgt) in by_trial.items():
+    loaded = L.frames_to_selections(
+        pd.read_parquet(tmp_path / "fits.parquet"), pd.read_parquet(tmp_path / "items.parquet")
+    )
+    for trial, (src, _tgt) in by_trial.items():
         for n in budgets:
             direct = make_method("lasso", {"n_alphas": 300}).fit(scores[src], n, None)
             via = make_method("lasso", {"n_alphas": 300}).fit(scores[src], n, None, prefit=loaded[trial])

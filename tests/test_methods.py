@@ -17,10 +17,16 @@ from benchcast.errors import BudgetExceeded, ConfigError
 from benchcast.methods import REGISTRY, make_method
 from benchcast.methods.base import Method, random_coreset, random_subsets
 from benchcast.methods.pca import pca_impute
-from benchcast.methods.ridge import (DEFAULT_ALPHAS, FLOAT32_MIN_COLUMNS, CandidateProducts, bound_uses_gathered_gram, ridge_cv_fit, ridge_fit,
-                                     ridge_validation_gaps_per_alpha)
+from benchcast.methods.ridge import (
+    DEFAULT_ALPHAS,
+    FLOAT32_MIN_COLUMNS,
+    CandidateProducts,
+    bound_uses_gathered_gram,
+    ridge_cv_fit,
+    ridge_fit,
+    ridge_validation_gaps_per_alpha,
+)
 from benchcast.oracle import Oracle
-
 
 
 @pytest.fixture(autouse=True)
@@ -56,15 +62,22 @@ def _ridge_problems(B, m, p, seed, binary=False):
     else:
         X = rng.normal(size=(B, m, p))
     w = rng.normal(size=(B, p))
-    strength = 3.0 * np.linspace(0.0, 1.0, B) ** 3          # pure noise ... strong signal
+    strength = 3.0 * np.linspace(0.0, 1.0, B) ** 3  # pure noise ... strong signal
     y = np.einsum("bmp,bp->bm", X, w) * strength[:, None] + 0.3 * rng.normal(size=(B, m))
     return X, y
 
 
 @pytest.mark.parametrize(
     "B,m,p,binary",
-    [(12, 30, 5, False), (12, 8, 20, False), (12, 40, 40, False), (6, 25, 3, True), (6, 7, 15, True),
-     (5, 3, 4, False), (5, 50, 1, False)],
+    [
+        (12, 30, 5, False),
+        (12, 8, 20, False),
+        (12, 40, 40, False),
+        (6, 25, 3, True),
+        (6, 7, 15, True),
+        (5, 3, 4, False),
+        (5, 50, 1, False),
+    ],
     ids=["m>p", "m<p", "m=p", "binary m>p", "binary m<p", "m=3", "p=1"],
 )
 def test_ridge_cv_fit_equals_sklearn_ridgecv(B, m, p, binary):
@@ -331,13 +344,13 @@ def test_pca_impute_equals_sklearn_reference(k, layout):
         missing[30:, core] = False
     else:
         missing = rng.random(S.shape) < 0.15
-        missing[:, 0] = False                    # no fully missing column (SimpleImputer drops those)
+        missing[:, 0] = False  # no fully missing column (SimpleImputer drops those)
     X = S.copy()
     X[missing] = np.nan
     got = pca_impute(S, missing, k)
     ref = pca_reference(X, k)
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-8)
-    np.testing.assert_array_equal(got[~missing], S[~missing])   # observed entries untouched
+    np.testing.assert_array_equal(got[~missing], S[~missing])  # observed entries untouched
 
 
 def test_pca_impute_ignores_values_under_the_mask():
@@ -364,7 +377,7 @@ def _pca_cv_reference(src, n, k_grid, seed, cv_fraction=0.25):
     M, N = src.shape
     core = rng.permutation(N)[:n]
     order = rng.permutation(M)
-    val = order[int(M * (1 - cv_fraction)):]
+    val = order[int(M * (1 - cv_fraction)) :]
     X = src.copy()
     X[np.ix_(val, np.setdiff1d(np.arange(N), core))] = np.nan
     truth = src[val].mean(axis=1)
@@ -411,8 +424,8 @@ def _rsl_reference(src, n, num_search, seed, train_fraction=0.75):
     rng = np.random.default_rng(seed)
     M, N = src.shape
     order = rng.permutation(M)
-    tr, val = order[: int(M * train_fraction)], order[int(M * train_fraction):]
-    cands = list(random_subsets(N, n, num_search, rng))   # the candidates' sampler (tested on its own)
+    tr, val = order[: int(M * train_fraction)], order[int(M * train_fraction) :]
+    cands = list(random_subsets(N, n, num_search, rng))  # the candidates' sampler (tested on its own)
     y = src.mean(axis=1)
     gaps = []
     for c in cands:
@@ -443,12 +456,12 @@ def test_random_search_learn_picks_lowest_validation_gap():
     np.testing.assert_allclose(m.estimate(Oracle(tgt, 5), None), ref.predict(tgt[:, cands[best]]), atol=1e-10)
 
 
-@pytest.mark.parametrize("chunk_cells", [2**22, 50])   # one chunk; many chunks of a few rows
+@pytest.mark.parametrize("chunk_cells", [2**22, 50])  # one chunk; many chunks of a few rows
 def test_random_subsets_are_uniform_distinct_and_reproducible(chunk_cells):
     n, size, count = 12, 4, 30_000
     rows = random_subsets(n, size, count, np.random.default_rng(7), chunk_cells=chunk_cells)
     assert rows.shape == (count, size) and rows.min() >= 0 and rows.max() < n
-    assert (np.sort(rows, axis=1)[:, 1:] != np.sort(rows, axis=1)[:, :-1]).all()      # no repeats in a row
+    assert (np.sort(rows, axis=1)[:, 1:] != np.sort(rows, axis=1)[:, :-1]).all()  # no repeats in a row
     # every item at every position with probability 1/n, as rng.permutation(n)[:size]
     for pos in range(size):
         freq = np.bincount(rows[:, pos], minlength=n) / count
@@ -456,7 +469,9 @@ def test_random_subsets_are_uniform_distinct_and_reproducible(chunk_cells):
     pairs = np.bincount(rows[:, 0] * n + rows[:, 1], minlength=n * n).reshape(n, n) / count
     off = ~np.eye(n, dtype=bool)
     assert np.abs(pairs[off] - 1 / (n * (n - 1))).max() < 5 * np.sqrt(1 / (n * (n - 1)) / count)
-    np.testing.assert_array_equal(rows, random_subsets(n, size, count, np.random.default_rng(7), chunk_cells=chunk_cells))
+    np.testing.assert_array_equal(
+        rows, random_subsets(n, size, count, np.random.default_rng(7), chunk_cells=chunk_cells)
+    )
     assert sorted(random_subsets(n, n, 1, np.random.default_rng(0))[0]) == list(range(n))
     with pytest.raises(ValueError, match="subset size"):
         random_subsets(n, n + 1, 1, np.random.default_rng(0))
@@ -467,7 +482,8 @@ def test_random_search_learn_independent_of_batch_size():
     results = []
     for bs in (1, 7, 30, 1000):
         m = make_method("random_search_learn", {"num_search": 30, "batch_size": bs}).fit(
-            src, 5, np.random.default_rng(99))
+            src, 5, np.random.default_rng(99)
+        )
         results.append((m.coreset_.copy(), m.best_validation_gap_, m.estimate(Oracle(tgt, 5), None)))
     for core, gap, est in results[1:]:
         np.testing.assert_array_equal(core, results[0][0])
@@ -484,7 +500,8 @@ def test_random_search_learn_pruned_search_selects_the_exhaustive_searchs_subset
     fits = {}
     for prune in (False, True):
         fits[prune] = make_method("random_search_learn", {"num_search": 300, "batch_size": 32, "prune": prune}).fit(
-            src, budget, np.random.default_rng(5))
+            src, budget, np.random.default_rng(5)
+        )
     np.testing.assert_array_equal(fits[True].coreset_, fits[False].coreset_)
     assert fits[True].best_validation_gap_ == pytest.approx(fits[False].best_validation_gap_, rel=1e-12)
     assert fits[False].candidates_scored_ == 300
@@ -524,7 +541,7 @@ def test_candidate_products_equal_the_centred_products(binary):
 
 
 @pytest.mark.parametrize("binary", [True, False])
-@pytest.mark.parametrize("m_train,p", [(30, 12), (30, 80), (100, 70)])   # primal, dual, primal
+@pytest.mark.parametrize("m_train,p", [(30, 12), (30, 80), (100, 70)])  # primal, dual, primal
 def test_ridge_validation_gaps_per_alpha_bound_ridgecv(m_train, p, binary):
     rng = np.random.default_rng(m_train + p)
     A = rng.random((m_train + 15, 120))
@@ -535,8 +552,12 @@ def test_ridge_validation_gaps_per_alpha_bound_ridgecv(m_train, p, binary):
     per_alpha = ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=7)
     # both forms give the same numbers whichever the cost model picks
     other = "primal" if not bound_uses_gathered_gram(m_train, p, 15) else "dual"
-    np.testing.assert_allclose(ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=5,
-                                                               form=other), per_alpha, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=5, form=other),
+        per_alpha,
+        rtol=1e-9,
+        atol=1e-12,
+    )
     for c, row in zip(cands, per_alpha):
         for a, gap in zip(DEFAULT_ALPHAS, row):
             ref = Ridge(alpha=a).fit(S[:, c], y)
@@ -558,13 +579,12 @@ def test_certified_float32_gaps_are_tight_lower_bounds(binary):
     S, V = A[:m_train], A[m_train:]
     y, yv = S.mean(axis=1), V.mean(axis=1)
     cands = np.stack([rng.permutation(260)[:p] for _ in range(10)])
-    assert bound_uses_gathered_gram(m_train, p, 30)               # the primal form, where float32 applies
+    assert bound_uses_gathered_gram(m_train, p, 30)  # the primal form, where float32 applies
     exact = ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=4)
-    bound = ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=4,
-                                            certified_float32=True)
+    bound = ridge_validation_gaps_per_alpha(S, y, V, yv, cands, DEFAULT_ALPHAS, batch_size=4, certified_float32=True)
     assert (bound <= exact + 1e-13).all()
     np.testing.assert_allclose(bound, exact, rtol=1e-2)
-    assert (bound < exact).any()                                     # the float32 path actually ran
+    assert (bound < exact).any()  # the float32 path actually ran
     ref = Ridge(alpha=DEFAULT_ALPHAS[0]).fit(S[:, cands[0]], y)
     assert exact[0, 0] == pytest.approx(np.abs(ref.predict(V[:, cands[0]]) - yv).mean(), rel=1e-9)
 
@@ -623,8 +643,10 @@ def test_make_method_unknown_lists_known():
         assert name in msg
 
 
-@pytest.mark.parametrize("name,params", [("aipw", {"bogus": 1}), ("random_sampling", {"alpha": 1.0}),
-                                         ("lasso", {"n_alpha": 10}), ("pca", {"k": 2})])
+@pytest.mark.parametrize(
+    "name,params",
+    [("aipw", {"bogus": 1}), ("random_sampling", {"alpha": 1.0}), ("lasso", {"n_alpha": 10}), ("pca", {"k": 2})],
+)
 def test_make_method_unknown_param_is_config_error(name, params):
     with pytest.raises(ConfigError) as info:
         make_method(name, params)

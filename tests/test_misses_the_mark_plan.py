@@ -37,7 +37,9 @@ def test_full_grid_cells_and_outputs(catalog):
     plan = Plan(study_config("misses_the_mark.yaml"), catalog)
     assert len(plan.methods) == 12 and "pca_k2" in plan.methods and plan.method_name["pca_k2"] == "pca"
     assert len(plan.cells()) == 12 * 2 * 3 * 12
-    assert plan.figure5_dataset == max(plan.config["datasets"], key=lambda d: (catalog[d].n_items, catalog[d].n_models, d))
+    assert plan.figure5_dataset == max(
+        plan.config["datasets"], key=lambda d: (catalog[d].n_items, catalog[d].n_models, d)
+    )
     outs = plan.final_outputs()
     assert len(outs) == 6 + 2 * 2 * 3 and len(set(outs)) == len(outs)
 
@@ -63,7 +65,7 @@ def test_method_params_carry_the_shared_irt_fit_per_split(catalog):
     assert extra["fitter"] == "svi" and extra["dtype"] == "float32" and "share_identical_sources" not in extra
     assert plan.irt_shares_identical_sources("interpolation") and not plan.irt_shares_identical_sources("extrapolation")
     assert "irt" not in plan.method_params("aipw", "interpolation")
-    assert plan.irt_with_bias                                   # GP-IRT is configured
+    assert plan.irt_with_bias  # GP-IRT is configured
 
 
 def test_run_inputs_name_each_methods_prefit(catalog):
@@ -71,9 +73,18 @@ def test_run_inputs_name_each_methods_prefit(catalog):
     plain = plan.run_inputs("mrpc", "interpolation", "aipw")
     assert set(plain) == {"models", "responses", "item_table", "splits"}
     # P-IRT and GP-IRT share one IRT prefit per (dataset, split); Lasso's path is per label
-    assert plan.run_inputs("mrpc", "interpolation", "p_irt")["prefit"] == "results/prefit/misses_the_mark/mrpc/interpolation/irt"
-    assert plan.run_inputs("mrpc", "interpolation", "gp_irt")["prefit"] == "results/prefit/misses_the_mark/mrpc/interpolation/irt"
-    assert plan.run_inputs("mrpc", "extrapolation", "lasso")["prefit"] == "results/prefit/misses_the_mark/mrpc/extrapolation/lasso"
+    assert (
+        plan.run_inputs("mrpc", "interpolation", "p_irt")["prefit"]
+        == "results/prefit/misses_the_mark/mrpc/interpolation/irt"
+    )
+    assert (
+        plan.run_inputs("mrpc", "interpolation", "gp_irt")["prefit"]
+        == "results/prefit/misses_the_mark/mrpc/interpolation/irt"
+    )
+    assert (
+        plan.run_inputs("mrpc", "extrapolation", "lasso")["prefit"]
+        == "results/prefit/misses_the_mark/mrpc/extrapolation/lasso"
+    )
     assert plan.prefit_keys() == ["lasso", "irt"]
     assert plan.prefit_settings("lasso", "interpolation") == {"alpha_min": 1.0e-4, "alpha_max": 10.0, "n_alphas": 1000}
     irt = plan.prefit_settings("irt", "extrapolation")

@@ -23,7 +23,7 @@ def toy_matrix(n_models=20, n_bench=12, seed=3) -> np.ndarray:
     logits = rng.normal(size=(n_models, 2)) @ rng.normal(size=(2, n_bench)) + rng.normal(size=n_bench)
     M = 100 / (1 + np.exp(-logits)) + rng.normal(scale=3.0, size=(n_models, n_bench))
     M = np.clip(M, 0.5, 99.5)
-    M[:, -1] = 1000 + 100 * logits[:, -1]                       # an Elo-like column
+    M[:, -1] = 1000 + 100 * logits[:, -1]  # an Elo-like column
     M[rng.random(M.shape) < 0.25] = np.nan
     M[:, 0] = np.where(np.isnan(M[:, 0]), 50.0, M[:, 0])
     return M
@@ -46,7 +46,7 @@ def test_calibration_cells_are_the_unrevealed_scores_of_removed_models(cells):
     n_obs = np.isfinite(M).sum(axis=1)
     per = cells.groupby(["model", "k"]).size()
     for (i, k), n in per.items():
-        assert n == n_obs[i] - k                             # every observed score but the k known
+        assert n == n_obs[i] - k  # every observed score but the k known
     assert (cells.groupby("model").fold_id.nunique() == 1).all() and set(cells.fold_id) == {0, 1, 2, 3}
     np.testing.assert_allclose(cells.actual, M[cells.model, cells.benchmark])
     np.testing.assert_allclose(cells.abs_err, np.abs(cells.predicted - cells.actual))
@@ -78,7 +78,7 @@ def test_reliability_is_calibrated_per_k_and_holds_on_held_out_models(cells):
     assert sorted(model.by_k) == ["3", "5"] and list(by_k.k) == [3, 5]
     assert model.calibration_for(4)[0] == 3 and model.calibration_for(9)[0] == 5 and model.calibration_for(1)[0] == 3
     # fewer known scores: larger errors, so a wider interval for the same risk or a larger risk
-    assert (by_k.median_half_width.iloc[0] >= 0.8 * by_k.median_half_width.iloc[1])
+    assert by_k.median_half_width.iloc[0] >= 0.8 * by_k.median_half_width.iloc[1]
     # new models from the same population: the check's coverage is near the nominal 90%
     big = toy_matrix(n_models=40, seed=4)
     held = pick_models(big, 10, 8, seed=0, stream="check")
@@ -93,7 +93,7 @@ def test_reliability_is_calibrated_per_k_and_holds_on_held_out_models(cells):
 
 def test_pick_models_is_a_seeded_choice_of_eligible_rows():
     M = toy_matrix()
-    M[:5, 1:] = np.nan                                       # rows with a single score
+    M[:5, 1:] = np.nan  # rows with a single score
     a = pick_models(M, 10, 4, seed=0, stream="s")
     assert len(a) == 10 and (a >= 5).all() and np.array_equal(a, np.sort(a))
     assert np.array_equal(a, pick_models(M, 10, 4, seed=0, stream="s"))

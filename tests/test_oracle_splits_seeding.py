@@ -30,11 +30,11 @@ def test_oracle_answers_correct_values():
 def test_oracle_counts_distinct_items_per_target_and_reasking_is_free():
     o = Oracle(S, budget=4)
     assert o.spent.tolist() == [0, 0, 0]
-    o.query([1, 1, 2])                    # duplicates inside one query count once
+    o.query([1, 1, 2])  # duplicates inside one query count once
     assert o.spent.tolist() == [2, 2, 2]
-    o.query([2, 1])                       # re-asking: free
+    o.query([2, 1])  # re-asking: free
     assert o.spent.tolist() == [2, 2, 2]
-    o.query([3, 4])                       # exactly at budget
+    o.query([3, 4])  # exactly at budget
     assert o.spent.tolist() == [4, 4, 4]
     for _ in range(3):
         np.testing.assert_array_equal(o.query([4, 3, 2, 1]), S[:, [4, 3, 2, 1]])
@@ -46,7 +46,7 @@ def test_oracle_refuses_past_budget_and_state_is_unchanged():
     o.query([0, 1])
     before = o._seen.copy()
     with pytest.raises(BudgetExceeded) as info:
-        o.query([2, 3])                   # would make 4 distinct
+        o.query([2, 3])  # would make 4 distinct
     assert isinstance(info.value, BenchcastError) and isinstance(info.value, RuntimeError)
     assert "budget is 3" in str(info.value)
     np.testing.assert_array_equal(o._seen, before)
@@ -57,7 +57,7 @@ def test_oracle_refuses_past_budget_and_state_is_unchanged():
     with pytest.raises(BudgetExceeded):
         o.query([3])
     assert o.spent.tolist() == [3, 3, 3]
-    o.query([0, 1, 2])                    # everything already seen stays free
+    o.query([0, 1, 2])  # everything already seen stays free
     assert o.spent.tolist() == [3, 3, 3]
 
 
@@ -91,7 +91,7 @@ def test_oracle_per_row_queries():
 def test_oracle_budget_larger_than_items_refused_at_construction():
     with pytest.raises(BudgetExceeded, match="11"):
         Oracle(S, budget=11)
-    Oracle(S, budget=10)                  # equal is allowed
+    Oracle(S, budget=10)  # equal is allowed
 
 
 def test_oracle_rejects_bad_input():
@@ -200,8 +200,13 @@ def test_same_key_identical_draws():
 
 @pytest.mark.parametrize(
     "other",
-    [(42, 3, "split"), (42, 4, "coreset"), (43, 3, "coreset"), (42, 3, "method:random_search_learn"),
-     (42, 0, "coreset")],
+    [
+        (42, 3, "split"),
+        (42, 4, "coreset"),
+        (43, 3, "coreset"),
+        (42, 3, "method:random_search_learn"),
+        (42, 0, "coreset"),
+    ],
 )
 def test_different_key_different_draws(other):
     a = seeding.rng(42, 3, "coreset").random(50)

@@ -43,7 +43,7 @@ def test_davidson_path_equals_sklearn_loop(davidson_calls, k, layout):
     S = low_rank_binary(180, 90, rank=4, seed=k)
     rng = np.random.default_rng(10 + k)
     missing = np.zeros_like(S, dtype=bool)
-    if layout == "shared":                       # PCAImpute's layout: rows observed on a core set only
+    if layout == "shared":  # PCAImpute's layout: rows observed on a core set only
         rows = rng.permutation(180)[:45]
         missing[np.ix_(rows, np.setdiff1d(np.arange(90), rng.permutation(90)[:15]))] = True
     else:
@@ -64,11 +64,13 @@ def test_pca_method_on_davidson_sizes_matches_reference_cv_and_estimate(davidson
     # the same draws as PCAImpute.fit, then the reference loop for every k
     rng = np.random.default_rng(3)
     core = rng.permutation(80)[:n]
-    val = rng.permutation(160)[int(160 * 0.75):]
+    val = rng.permutation(160)[int(160 * 0.75) :]
     missing = np.zeros_like(src, dtype=bool)
     missing[np.ix_(val, np.setdiff1d(np.arange(80), core))] = True
-    gaps = [np.abs(pca_impute_paper_loop(src, missing, k, 30)[val].mean(axis=1) - src[val].mean(axis=1)).mean()
-            for k in k_grid]
+    gaps = [
+        np.abs(pca_impute_paper_loop(src, missing, k, 30)[val].mean(axis=1) - src[val].mean(axis=1)).mean()
+        for k in k_grid
+    ]
     np.testing.assert_array_equal(m.coreset_, core)
     assert m.k_ == k_grid[int(np.argmin(gaps))]
     assert m.cv_gap_ == pytest.approx(min(gaps), abs=1e-9)
@@ -141,5 +143,5 @@ def test_gram_float32_shortcut_is_exact():
     B = (rng.random((50, 3000)) < 0.4).astype(np.float64)
     np.testing.assert_array_equal(P._gram(A, A), A @ A.T)
     np.testing.assert_array_equal(P._gram(A, B), A @ B.T)
-    C = A * 0.5                                   # not 0/1: float64 product
+    C = A * 0.5  # not 0/1: float64 product
     np.testing.assert_array_equal(P._gram(C, C), C @ C.T)

@@ -52,7 +52,7 @@ def test_stored_prefit_gives_the_methods_own_estimates(matrix, kind, tmp_path):
             from_fits = run_job(matrix, splits, method, params, n, 0, prefit=made.fits)
             pd.testing.assert_frame_equal(with_prefit.estimates, from_fits.estimates)
             assert (with_prefit.timing.prefit_seconds > 0).all() and "prefit_seconds" not in from_fits.timing
-            if kind == "lasso":   # Lasso's fit is deterministic: the stored path is the one it would make
+            if kind == "lasso":  # Lasso's fit is deterministic: the stored path is the one it would make
                 own = run_job(matrix, splits, method, params, n, 0)
                 pd.testing.assert_frame_equal(with_prefit.estimates, own.estimates)
 

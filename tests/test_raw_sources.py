@@ -25,12 +25,14 @@ from benchcast.data.catalog import load_catalog
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = REPO.parent / "shared" / "raw"
 
-pytestmark = [pytest.mark.e2e,
-              pytest.mark.skipif(not MIRROR.is_dir(), reason=f"no mirror of the raw dumps at {MIRROR}")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not MIRROR.is_dir(), reason=f"no mirror of the raw dumps at {MIRROR}"),
+]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # noqa: ANN002
+    def log_message(self, *args) -> None:
         pass
 
 
@@ -60,8 +62,18 @@ def default_config_workdir(root: Path, **overrides) -> tuple[Path, dict]:
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--cores", "2", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
 
 
@@ -74,14 +86,16 @@ def needed_files(config: dict) -> dict[str, str]:
 
 def test_download_mode_fetches_verifies_and_refuses_a_corrupted_file(tmp_path, http_mirror):
     served, url = http_mirror
-    work, config = default_config_workdir(tmp_path / "work", raw_dir="resources/raw",
-                                          url_template=url + "/{source}/{path}")
+    work, config = default_config_workdir(
+        tmp_path / "work", raw_dir="resources/raw", url_template=url + "/{source}/{path}"
+    )
     proc = snakemake(work, "data", "--quiet")
     assert proc.returncode == 0, proc.stderr[-3000:]
     files = needed_files(config)
     assert len(files) >= 5 and any("/" in rel.split("/", 1)[1] for rel in files)  # files in subfolders too
-    downloaded = {p.relative_to(work / "resources/raw").as_posix() for p in (work / "resources/raw").rglob("*")
-                  if p.is_file()}
+    downloaded = {
+        p.relative_to(work / "resources/raw").as_posix() for p in (work / "resources/raw").rglob("*") if p.is_file()
+    }
     assert downloaded == set(files)
     for rel, sha in files.items():
         got = hashlib.sha256((work / "resources/raw" / rel).read_bytes()).hexdigest()
@@ -111,7 +125,7 @@ def test_a_tampered_mirror_file_is_refused(tmp_path):
     mirror = tmp_path / "mirror"
     shutil.copytree(MIRROR / "benchpress", mirror / "benchpress")
     data = mirror / "benchpress" / "website" / "data.json"
-    data.write_text(data.read_text().replace('"name"', '"name" ', 1))   # still valid JSON
+    data.write_text(data.read_text().replace('"name"', '"name" ', 1))  # still valid JSON
     work, _ = default_config_workdir(tmp_path / "work", raw_dir=str(mirror), studies=["benchpress"])
     proc = snakemake(work, "data", "--quiet")
     assert proc.returncode != 0

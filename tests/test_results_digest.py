@@ -19,14 +19,24 @@ def write(root: Path, files: dict[str, bytes]) -> Path:
 
 
 def test_moves_are_listed_and_changes_fail(tmp_path, capsys):
-    before = write(tmp_path / "a", {"tables/x.csv": b"1", "runs/y.parquet": b"2", "timing/t.parquet": b"3",
-                                    "lasso/timing.parquet": b"4", "notes.md": b"5"})
+    before = write(
+        tmp_path / "a",
+        {
+            "tables/x.csv": b"1",
+            "runs/y.parquet": b"2",
+            "timing/t.parquet": b"3",
+            "lasso/timing.parquet": b"4",
+            "notes.md": b"5",
+        },
+    )
     assert sorted(p for _, p in rd.digests(before)) == [str(before / "runs/y.parquet"), str(before / "tables/x.csv")]
-    (tmp_path / "before.tsv").write_text("".join(f"{d}\t{p.replace(str(before), 'results')}\n"
-                                                 for d, p in rd.digests(before)))
+    (tmp_path / "before.tsv").write_text(
+        "".join(f"{d}\t{p.replace(str(before), 'results')}\n" for d, p in rd.digests(before))
+    )
     moved = write(tmp_path / "b", {"tables/study/x.csv": b"1", "runs/y.parquet": b"2", "timing/t.parquet": b"9"})
-    lines, same = rd.compare(rd.read_digests(tmp_path / "before.tsv"),
-                             [(d, p.replace(str(moved), "results")) for d, p in rd.digests(moved)])
+    lines, same = rd.compare(
+        rd.read_digests(tmp_path / "before.tsv"), [(d, p.replace(str(moved), "results")) for d, p in rd.digests(moved)]
+    )
     assert same and lines == ["moved results/tables/x.csv -> results/tables/study/x.csv"]
     changed = write(tmp_path / "c", {"tables/x.csv": b"1", "runs/y.parquet": b"other"})
     lines, same = rd.compare(rd.digests(before), rd.digests(changed))

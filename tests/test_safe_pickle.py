@@ -243,7 +243,7 @@ def test_rejects_array_wrapper_with_non_ndarray_subclass(tmp_path):
     from joblib.numpy_pickle import NumpyArrayWrapper
 
     w = NumpyArrayWrapper(np.ndarray, (2,), "C", np.dtype("f8"))
-    w.subclass = np.dtype           # an allowed global, but not ndarray
+    w.subclass = np.dtype  # an allowed global, but not ndarray
     path = tmp_path / "subclass.jbl"
     path.write_bytes(pickle.dumps(w, protocol=4) + b"\x00" + b"\x00" * 16)
     _assert_rejected(path, match="subclass")

@@ -43,7 +43,7 @@ def test_a_study_is_one_unit_per_layer(study):
     text = rules.read_text()
     assert re.search(rf"^rule {study}:$", text, re.M), f"{rules} has no target rule named {study}"
     assert f'STUDY_OUTPUTS["{study}"] =' in text and f'STUDY_DATASETS["{study}"] =' in text
-    assert f'study_config("{study}")' in text                   # its own schema validates its key
+    assert f'study_config("{study}")' in text  # its own schema validates its key
     # its scripts and captions are its own
     for ref in re.findall(r'"\.\./(scripts|report)/([^"]+)"', text):
         assert ref[1].startswith(f"{study}/"), f"{rules} uses {ref[0]}/{ref[1]} of another study"

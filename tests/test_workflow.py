@@ -46,10 +46,20 @@ def make_workdir(root: Path, methods=None, trials=3) -> Path:
         files = {"scores": {"path": f"data/scores/{name}.jbl", "sha256": None}}
         if models_file:
             files["models"] = {"path": f"data/scores/{name}_models.jbl", "sha256": None, "format": "jbl"}
-        return {"title": name.upper(), "suite": "toy", "kind": "item_binary", "source": "benchmark-prediction",
-                "format": "jbl", "files": files, "n_models": n_models, "n_items": n_items, "mirrored": True,
-                "duplicate_model_names": "error", "min_accuracy": 1e-8,
-                "subtasks": [{"name": "first", "size": 40}, {"name": "second", "size": 50}] if name == "toy_a" else []}
+        return {
+            "title": name.upper(),
+            "suite": "toy",
+            "kind": "item_binary",
+            "source": "benchmark-prediction",
+            "format": "jbl",
+            "files": files,
+            "n_models": n_models,
+            "n_items": n_items,
+            "mirrored": True,
+            "duplicate_model_names": "error",
+            "min_accuracy": 1e-8,
+            "subtasks": [{"name": "first", "size": 40}, {"name": "second", "size": 50}] if name == "toy_a" else [],
+        }
 
     catalog = {
         "sources": {"benchmark-prediction": {"repository": "example/toy", "commit": "0" * 40}},
@@ -58,11 +68,24 @@ def make_workdir(root: Path, methods=None, trials=3) -> Path:
     }
     (root / "config").mkdir()
     (root / "config" / "catalog.yaml").write_text(yaml.safe_dump(catalog))
-    paper = pd.DataFrame([
-        {"dataset": d, "split": s, "n": 10, "method": m, "gap": 5.0, "se": 0.1, "reduction": 0.0, "source": "toy", "note": ""}
-        for d in ("toy_a", "toy_b", "not_run") for s in ("interpolation", "extrapolation")
-        for m in ("random_sampling", "aipw")
-    ])
+    paper = pd.DataFrame(
+        [
+            {
+                "dataset": d,
+                "split": s,
+                "n": 10,
+                "method": m,
+                "gap": 5.0,
+                "se": 0.1,
+                "reduction": 0.0,
+                "source": "toy",
+                "note": "",
+            }
+            for d in ("toy_a", "toy_b", "not_run")
+            for s in ("interpolation", "extrapolation")
+            for m in ("random_sampling", "aipw")
+        ]
+    )
     paper.to_csv(root / "paper.csv", index=False)
     config = {
         "raw_dir": str(root / "raw"),
@@ -73,7 +96,8 @@ def make_workdir(root: Path, methods=None, trials=3) -> Path:
             "splits": ["interpolation", "extrapolation"],
             "budgets": [10],
             "trials": trials,
-            "methods": methods or [
+            "methods": methods
+            or [
                 {"name": "random_sampling"},
                 {"name": "random_sampling_learn"},
                 {"name": "aipw", "params": {"alpha": 10.0}},
@@ -120,8 +144,14 @@ def test_end_to_end_outputs(finished_run):
     assert pvo[pvo.dataset == "not_run"].ours.isna().all() and (pvo.dataset == "not_run").sum() == 4
     cells = pd.read_parquet(finished_run / "results/metrics/misses_the_mark/cells.parquet")
     assert np.allclose(cells.loc[cells.method == "random_sampling", "reduction"], 0.0)
-    for f in ("table1.csv", "table2.csv", "figure4.csv", "figure5.csv", "heatmap_interpolation_n10.md",
-              "acceptance_summary.csv"):
+    for f in (
+        "table1.csv",
+        "table2.csv",
+        "figure4.csv",
+        "figure5.csv",
+        "heatmap_interpolation_n10.md",
+        "acceptance_summary.csv",
+    ):
         assert (t / f).stat().st_size > 0, f
     assert (finished_run / "results/figures/misses_the_mark/heatmap_extrapolation_n10.png").stat().st_size > 0
     # every job logged and benchmarked
@@ -144,8 +174,9 @@ def test_ingest_rule_matches_library(finished_run):
 def test_deterministic_across_core_counts(finished_run, tmp_path):
     work = make_workdir(tmp_path / "wf2")
     snakemake(work, "--cores", "1", "--quiet")
-    a_files = sorted(p.relative_to(finished_run) for p in (finished_run / "results").rglob("*.parquet")
-                     if "timing" not in str(p))
+    a_files = sorted(
+        p.relative_to(finished_run) for p in (finished_run / "results").rglob("*.parquet") if "timing" not in str(p)
+    )
     assert len(a_files) > 20
     for rel in a_files:
         assert filecmp.cmp(finished_run / rel, work / rel, shallow=False), f"{rel} differs between --cores 2 and 1"
@@ -184,9 +215,8 @@ def test_lasso_path_is_shared_across_budgets(finished_run, tmp_path):
     assert len(logs) == 4
     timing = pd.read_parquet(finished_run / "results/timing/misses_the_mark/toy_a/interpolation/lasso/n=10.parquet")
     assert (timing["prefit_seconds"] > 0).all()
-    out = dry_run_after_config_change(finished_run, tmp_path / "wf_lasso",
-                                      lambda mtm: mtm.update(budgets=[10, 12]))
-    assert out.count("rule mtm_prefit:") == 4 + 4   # the Lasso paths, and the IRT anchors per budget
+    out = dry_run_after_config_change(finished_run, tmp_path / "wf_lasso", lambda mtm: mtm.update(budgets=[10, 12]))
+    assert out.count("rule mtm_prefit:") == 4 + 4  # the Lasso paths, and the IRT anchors per budget
 
 
 def test_irt_fit_is_shared_and_reruns_only_irt_methods(finished_run, tmp_path):
@@ -196,11 +226,10 @@ def test_irt_fit_is_shared_and_reruns_only_irt_methods(finished_run, tmp_path):
     timing = pd.read_parquet(finished_run / "results/timing/misses_the_mark/toy_a/interpolation/gp_irt/n=10.parquet")
     assert (timing["prefit_seconds"] > 0).all()
     # ... and changing the IRT settings reruns exactly those jobs and the IRT methods
-    out = dry_run_after_config_change(finished_run, tmp_path / "wf_irt",
-                                      lambda mtm: mtm["irt"].update(dims=3))
+    out = dry_run_after_config_change(finished_run, tmp_path / "wf_irt", lambda mtm: mtm["irt"].update(dims=3))
     jobs = [line.strip() for line in out.splitlines() if line.strip().startswith("wildcards:")]
-    assert sum("fit=irt" in j for j in jobs) == 4, jobs        # the 4 IRT prefit jobs
-    assert sum("fit=lasso" in j for j in jobs) == 0, jobs      # Lasso's path does not use the IRT
+    assert sum("fit=irt" in j for j in jobs) == 4, jobs  # the 4 IRT prefit jobs
+    assert sum("fit=lasso" in j for j in jobs) == 0, jobs  # Lasso's path does not use the IRT
     assert {j.split("method=")[1].split(",")[0] for j in jobs if "method=" in j} == {"p_irt", "gp_irt"}
 
 
@@ -213,12 +242,15 @@ def test_longest_jobs_are_scheduled_first(finished_run):
         wc = [ln.split("wildcards:")[1].strip() for ln in block.splitlines() if "wildcards:" in ln]
         if wc and ("rule mtm_run:" in block or "rule mtm_prefit:" in block):
             pr = [int(ln.split("priority:")[1]) for ln in block.splitlines() if "priority:" in ln]
-            key = (("irt" if "fit=irt" in wc[0] else "lasso_path") if "rule mtm_prefit:" in block else
-                   wc[0].split("method=")[1].split(",")[0])
+            key = (
+                ("irt" if "fit=irt" in wc[0] else "lasso_path")
+                if "rule mtm_prefit:" in block
+                else wc[0].split("method=")[1].split(",")[0]
+            )
             priority.setdefault(key, set()).add(pr[0] if pr else 0)
     assert priority["irt"] == {10}
-    assert priority["lasso_path"] == {5}             # Lasso's run jobs wait on their path job
-    assert priority["random_search_learn"] == {6}    # n = 10: below the budgets that add to it
+    assert priority["lasso_path"] == {5}  # Lasso's run jobs wait on their path job
+    assert priority["random_search_learn"] == {6}  # n = 10: below the budgets that add to it
     assert priority["pca"] == priority["lasso"] == {3}
     assert all(priority[m] == {0} for m in ("random_sampling", "aipw", "p_irt", "gp_irt", "anchor_points_weighted"))
 
@@ -237,7 +269,7 @@ def test_catalog_datasets_outside_the_mirror_run_from_another_mirror(tmp_path):
     raw = tmp_path / "other_mirror" / "benchmark-prediction"
     scores = raw / "data" / "scores"
     scores.mkdir(parents=True)
-    joblib.dump(_toy_scores(rng, 30, 80), scores / "sst2.jbl")          # GLUE: no model names
+    joblib.dump(_toy_scores(rng, 30, 80), scores / "sst2.jbl")  # GLUE: no model names
     joblib.dump(_toy_scores(rng, 83, 60).astype(bool), scores / "med_qa.jbl")  # HELM: helm_lite_models.txt
     (raw / "helm_lite_models.txt").write_text("\n".join(f"helm_model_{i}" for i in range(83)) + "\n")
     gpqa_names = [f"org/m{i}" for i in range(40)]
@@ -245,12 +277,17 @@ def test_catalog_datasets_outside_the_mirror_run_from_another_mirror(tmp_path):
     joblib.dump(gpqa_names, scores / "gpqa_models.jbl")
     sloth = tmp_path / "other_mirror" / "sloth" / "data"
     sloth.mkdir(parents=True)
-    header = ("T,Model,Average ⬆️,IFEval,IFEval Raw,BBH,BBH Raw,MATH Lvl 5,MATH Lvl 5 Raw,GPQA,GPQA Raw,MUSR,MUSR Raw,"
-              "MMLU-PRO,MMLU-PRO Raw,Type,Architecture,Weight type,Precision,Not_Merged,Hub License,#Params (B),Hub ❤️,"
-              "Available on the hub,Model sha,Flagged,MoE,Submission Date,Upload To Hub Date,Chat Template,"
-              "Maintainer's Highlight")
-    lines = [header] + [f"p,{n},1,1,0.1,1,0.1,1,0.1,1,0.1,1,0.1,1,0.1,pretrained,LlamaForCausalLM,Original,bfloat16,"
-                        f"True,mit,7,1,True,abc,False,False,2024-06-01,2024-05-01,False,False" for n in gpqa_names[:5]]
+    header = (
+        "T,Model,Average ⬆️,IFEval,IFEval Raw,BBH,BBH Raw,MATH Lvl 5,MATH Lvl 5 Raw,GPQA,GPQA Raw,MUSR,MUSR Raw,"
+        "MMLU-PRO,MMLU-PRO Raw,Type,Architecture,Weight type,Precision,Not_Merged,Hub License,#Params (B),Hub ❤️,"
+        "Available on the hub,Model sha,Flagged,MoE,Submission Date,Upload To Hub Date,Chat Template,"
+        "Maintainer's Highlight"
+    )
+    lines = [header] + [
+        f"p,{n},1,1,0.1,1,0.1,1,0.1,1,0.1,1,0.1,1,0.1,pretrained,LlamaForCausalLM,Original,bfloat16,"
+        f"True,mit,7,1,True,abc,False,False,2024-06-01,2024-05-01,False,False"
+        for n in gpqa_names[:5]
+    ]
     (sloth / "open-llm-leaderboard_new.csv").write_text("\n".join(lines) + "\n")
     (tmp_path / "config").mkdir()
     # the catalog pins the real files' checksums; these stand-ins are other bytes
@@ -263,8 +300,11 @@ def test_catalog_datasets_outside_the_mirror_run_from_another_mirror(tmp_path):
         "raw_dir": str(tmp_path / "other_mirror"),
         "catalog": "config/catalog.yaml",
         "misses_the_mark": {
-            "datasets": ["sst2", "med_qa", "gpqa"], "splits": ["interpolation", "extrapolation"], "budgets": [10],
-            "trials": 2, "methods": [{"name": "random_sampling"}, {"name": "aipw"}],
+            "datasets": ["sst2", "med_qa", "gpqa"],
+            "splits": ["interpolation", "extrapolation"],
+            "budgets": [10],
+            "trials": 2,
+            "methods": [{"name": "random_sampling"}, {"name": "aipw"}],
             "paper_values": str(REPO / "resources" / "paper" / "misses_the_mark_figures.csv"),
             "figure5": {"dataset": "sst2", "aipw_n": 10, "random_sampling_n": 20},
         },
@@ -279,9 +319,14 @@ def test_catalog_datasets_outside_the_mirror_run_from_another_mirror(tmp_path):
 
 
 def test_method_label_runs_a_variant_side_by_side(tmp_path):
-    work = make_workdir(tmp_path / "wf5", methods=[
-        {"name": "random_sampling"}, {"name": "pca", "params": {"k_grid": [2, 5]}},
-        {"name": "pca", "label": "pca_k2", "params": {"k_grid": [2]}}])
+    work = make_workdir(
+        tmp_path / "wf5",
+        methods=[
+            {"name": "random_sampling"},
+            {"name": "pca", "params": {"k_grid": [2, 5]}},
+            {"name": "pca", "label": "pca_k2", "params": {"k_grid": [2]}},
+        ],
+    )
     out = snakemake(work, "-n", "--cores", "1").stdout
     runs = [line.strip() for line in out.splitlines() if line.strip().startswith("wildcards:") and "method=" in line]
     assert sum("method=pca_k2" in r for r in runs) == 4 and sum("method=pca," in r for r in runs) == 4
@@ -290,7 +335,7 @@ def test_method_label_runs_a_variant_side_by_side(tmp_path):
     assert proc.returncode != 0 and "distinct label" in proc.stdout + proc.stderr
 
 
-FAKE_PYIRT = '''
+FAKE_PYIRT = """
 import argparse, time
 import numpy as np, pandas as pd
 from benchcast import irt
@@ -308,7 +353,7 @@ Y = Y[m.loc[~m.excluded, "model_idx"].to_numpy()]
 t = time.perf_counter()
 f = irt.fit_mirt_2pl(Y, ~np.load(a.mask), dims=a.dims, rng=np.random.default_rng(a.seed + 1))
 np.savez(a.out, disc=f.disc, diff=f.diff, ability=f.ability, fit_seconds=time.perf_counter() - t)
-'''
+"""
 
 
 def test_irt_validation_report_wiring(tmp_path):
@@ -318,7 +363,7 @@ def test_irt_validation_report_wiring(tmp_path):
     fake = tmp_path / "fake_pyirt.py"
     fake.write_text(FAKE_PYIRT)
     python = tmp_path / "python"
-    python.write_text(f"#!/bin/sh\nshift\nexec {sys.executable} {fake} \"$@\"\n")
+    python.write_text(f'#!/bin/sh\nshift\nexec {sys.executable} {fake} "$@"\n')
     python.chmod(0o755)
     cfg_path = work / "config" / "config.yaml"
     cfg = yaml.safe_load(cfg_path.read_text())
@@ -331,7 +376,7 @@ def test_irt_validation_report_wiring(tmp_path):
     mask = np.load(work / "results/irt_validation/toy_a/mask.npy")
     assert mask.shape == (24, 90) and abs(mask.mean() - 0.1) < 0.01
     comp = pd.read_csv(work / "results/tables/irt_validation/comparison.csv")
-    assert comp.logit_pearson.iloc[0] > 0.9          # two fits of one model on one matrix agree
+    assert comp.logit_pearson.iloc[0] > 0.9  # two fits of one model on one matrix agree
     assert "Held-out log-likelihood" in (work / "results/tables/irt_validation/report.md").read_text()
     # without py-irt's venv the job stops and says how to make it
     cfg["irt_validation"]["pyirt_python"] = str(tmp_path / "missing" / "python")
@@ -351,15 +396,25 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
     n_m, n_b = 16, 10
     logits = rng.normal(size=(n_m, 2)) @ rng.normal(size=(2, n_b)) + rng.normal(size=n_b)
     scores = 100 / (1 + np.exp(-logits))
-    scores[:, 9] = 1200 + 80 * logits[:, 9]                       # an Elo-like column
+    scores[:, 9] = 1200 + 80 * logits[:, 9]  # an Elo-like column
     observed = rng.random((n_m, n_b)) < 0.55
     observed[:, :2] = True
     observed[np.arange(n_m), rng.integers(2, n_b, n_m)] = True
     doc = {
-        "models": [{"id": f"m{i}", "name": f"Model {i}", "provider": "PQ"[i % 3 == 0], "reasoning": bool(i % 2),
-                    "release_date": f"2025-{1 + i % 12:02d}"} for i in range(n_m)],
+        "models": [
+            {
+                "id": f"m{i}",
+                "name": f"Model {i}",
+                "provider": "PQ"[i % 3 == 0],
+                "reasoning": bool(i % 2),
+                "release_date": f"2025-{1 + i % 12:02d}",
+            }
+            for i in range(n_m)
+        ],
         "benchmarks": [{"id": f"b{j}", "name": f"Bench {j}", "category": "AB"[j % 2]} for j in range(n_b)],
-        "observed": [[round(float(scores[i, j]), 2) if observed[i, j] else None for j in range(n_b)] for i in range(n_m)],
+        "observed": [
+            [round(float(scores[i, j]), 2) if observed[i, j] else None for j in range(n_b)] for i in range(n_m)
+        ],
         "sources": [[None] * n_b for _ in range(n_m)],
     }
     raw = root / "raw" / "benchpress"
@@ -377,7 +432,7 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
             cells = []
             for i, js in enumerate(per_model):
                 size = max(1, len(js) // 3)
-                hidden = js[k * size: (k + 1) * size] if k < 2 else js[2 * size:]
+                hidden = js[k * size : (k + 1) * size] if k < 2 else js[2 * size :]
                 cells += [[i, int(j)] for j in hidden]
             folds.append({"seed": seed, "fold": k, "test_cells": cells})
     (raw / "folds.json").write_text(json.dumps({"n_models": n_m, "n_bench": n_b, "folds": folds}))
@@ -385,29 +440,65 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
     catalog = {
         "sources": {"benchpress": {"repository": "example/bp", "commit": "0" * 40}},
         "url_template": "https://example.invalid/{repository}/{commit}/{path}",
-        "datasets": {"toy_bp": {
-            "title": "toy", "suite": "toy", "kind": "aggregate", "source": "benchpress", "format": "benchpress_json",
-            "files": {"scores": {"path": "website/data.json", "sha256": None}, "folds": {"path": "folds.json", "sha256": None},
-                      "allowlist": {"path": "allow.json", "sha256": None}},
-            "n_models": n_m, "n_items": n_b, "mirrored": True}},
+        "datasets": {
+            "toy_bp": {
+                "title": "toy",
+                "suite": "toy",
+                "kind": "aggregate",
+                "source": "benchpress",
+                "format": "benchpress_json",
+                "files": {
+                    "scores": {"path": "website/data.json", "sha256": None},
+                    "folds": {"path": "folds.json", "sha256": None},
+                    "allowlist": {"path": "allow.json", "sha256": None},
+                },
+                "n_models": n_m,
+                "n_items": n_b,
+                "mirrored": True,
+            }
+        },
     }
     (root / "config").mkdir()
     (root / "config" / "catalog.yaml").write_text(yaml.safe_dump(catalog))
-    paper = pd.DataFrame([{"table": "table11", "row": f"{t}|{m}", "column": c, "paper": v, "note": ""}
-                          for t in ("identity", "logit") for m in ("benchmark_mean", "bias_als", "bench_reg")
-                          for c, v in (("rank", 1.0), ("medape", 10.0), ("medae", 5.0), ("coverage", 1.0))])
+    paper = pd.DataFrame(
+        [
+            {"table": "table11", "row": f"{t}|{m}", "column": c, "paper": v, "note": ""}
+            for t in ("identity", "logit")
+            for m in ("benchmark_mean", "bias_als", "bench_reg")
+            for c, v in (("rank", 1.0), ("medape", 10.0), ("medae", 5.0), ("coverage", 1.0))
+        ]
+    )
     paper.to_csv(root / "paper.csv", index=False)
     config = {
-        "raw_dir": str(root / "raw"), "catalog": "config/catalog.yaml", "studies": ["benchpress"],
-        "benchpress": {"dataset": "toy_bp", "transforms": ["identity", "logit"], "paper_values": "paper.csv",
-                       "submatrix_benchmark_counts": [2, 3],
-                       "section5": {"probe_steps": 2, "random_seeds": 2, "temporal_seeds": 2, "temporal_ks": [1, 2],
-                                    "temporal_window": ["2025-06", "2025-12"], "temporal_min_observed": 4},
-                       "hypotheses": {"n_seeds": 2},
-                       "deploy": {"k_known": [1], "repeats": 2, "groups": 8,
-                                  "check": {"models": 3, "k": 1, "draws": 1, "min_observed": 4}},
-                       "methods": [{"name": "benchmark_mean"}, {"name": "bias_als", "grid": [{"rank": 2, "lam": 0.1}]},
-                                   {"name": "bench_reg", "grid": [{"k": grid_k, "min_r2": 0.1}]}]},
+        "raw_dir": str(root / "raw"),
+        "catalog": "config/catalog.yaml",
+        "studies": ["benchpress"],
+        "benchpress": {
+            "dataset": "toy_bp",
+            "transforms": ["identity", "logit"],
+            "paper_values": "paper.csv",
+            "submatrix_benchmark_counts": [2, 3],
+            "section5": {
+                "probe_steps": 2,
+                "random_seeds": 2,
+                "temporal_seeds": 2,
+                "temporal_ks": [1, 2],
+                "temporal_window": ["2025-06", "2025-12"],
+                "temporal_min_observed": 4,
+            },
+            "hypotheses": {"n_seeds": 2},
+            "deploy": {
+                "k_known": [1],
+                "repeats": 2,
+                "groups": 8,
+                "check": {"models": 3, "k": 1, "draws": 1, "min_observed": 4},
+            },
+            "methods": [
+                {"name": "benchmark_mean"},
+                {"name": "bias_als", "grid": [{"rank": 2, "lam": 0.1}]},
+                {"name": "bench_reg", "grid": [{"k": grid_k, "min_r2": 0.1}]},
+            ],
+        },
     }
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     return root
@@ -455,7 +546,10 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     assert list(fig7.k) == [1, 2] and (fig7.n_targets > 0).all()
     assert (work / "results/tables/benchpress/section5_paper_vs_ours.csv").exists()
     t17 = pd.read_csv(work / "results/tables/benchpress/table17.csv")
-    assert list(t17.level.unique()) == [0.8, 0.9, 0.95] and t17.groupby("estimator").median_width.is_monotonic_increasing.all()
+    assert (
+        list(t17.level.unique()) == [0.8, 0.9, 0.95]
+        and t17.groupby("estimator").median_width.is_monotonic_increasing.all()
+    )
     summary = pd.read_csv(work / "results/tables/benchpress/matrix_summary.csv").iloc[0]
     assert (summary.n_models, summary.n_benchmarks) == (16, 10)
     t7 = pd.read_csv(work / "results/tables/benchpress/table7.csv")
@@ -470,9 +564,13 @@ def test_benchpress_grid_end_to_end(benchpress_run):
 
 def test_benchpress_deterministic_and_rerun_scope(benchpress_run, tmp_path):
     work = make_benchpress_workdir(tmp_path / "bp_again")
-    compared = ("results/metrics/benchpress/grid_summary.parquet", "results/tables/benchpress/table11.csv",
-                "results/runs/benchpress/grid/identity/bench_reg.parquet",
-                "results/runs/benchpress/deploy/calibration_cells.parquet", "results/models/benchpress/reliability.json")
+    compared = (
+        "results/metrics/benchpress/grid_summary.parquet",
+        "results/tables/benchpress/table11.csv",
+        "results/runs/benchpress/grid/identity/bench_reg.parquet",
+        "results/runs/benchpress/deploy/calibration_cells.parquet",
+        "results/models/benchpress/reliability.json",
+    )
     snakemake(work, *compared, "--cores", "1", "--quiet")
     for rel in compared:
         assert filecmp.cmp(work / rel, benchpress_run / rel, shallow=False), rel
@@ -505,11 +603,14 @@ def test_benchpress_unknown_method_and_missing_folds(tmp_path):
 class _Evil:
     def __reduce__(self):
         import os
+
         return (os.system, ("echo pwned",))
 
 
-@pytest.mark.parametrize("case,where", [
-    ("unsafe_pickle", "toy_a"), ("non_binary", "toy_a"), ("model_list_length", "toy_b"), ("duplicate_names", "toy_b")])
+@pytest.mark.parametrize(
+    "case,where",
+    [("unsafe_pickle", "toy_a"), ("non_binary", "toy_a"), ("model_list_length", "toy_b"), ("duplicate_names", "toy_b")],
+)
 def test_bad_raw_input_is_one_line_in_the_console_and_the_log(tmp_path, case, where):
     """The foundation's bad inputs, through the workflow: the ingest job stops with one line naming
     the file, the field and the fix, on the console and in the rule's log; no table is written."""
@@ -530,7 +631,9 @@ def test_bad_raw_input_is_one_line_in_the_console_and_the_log(tmp_path, case, wh
     proc = snakemake(work, f"results/data/{where}/responses.parquet", "--cores", "1", check=False)
     assert proc.returncode != 0
     lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("ERROR in rule ingest_item_dataset")]
-    assert len(lines) == 1 and f"{where}" in lines[0] and "field '" in lines[0] and "Fix:" in lines[0], proc.stderr[-2000:]
+    assert len(lines) == 1 and f"{where}" in lines[0] and "field '" in lines[0] and "Fix:" in lines[0], proc.stderr[
+        -2000:
+    ]
     assert lines[0].split(" (log: ")[0] in (work / f"logs/ingest/{where}.log").read_text()
     assert "Traceback" not in proc.stderr.split("ERROR in rule")[0][-500:]
     assert not (work / f"results/data/{where}/responses.parquet").exists()

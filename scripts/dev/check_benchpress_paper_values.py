@@ -25,14 +25,34 @@ DEFAULT_CSV = REPO_ROOT / "resources/paper/benchpress_paper_values.csv"
 
 TRANSFORMS = ["identity", "log", "logit", "arcsinh", "sqrt", "probit", "quantile"]
 METHODS = [
-    "benchmark_mean", "model_mean", "bench_knn", "model_knn", "bench_reg", "model_reg",
-    "soft_impute", "bias_als", "nmf", "pmf", "nuclear_norm", "mlp",
+    "benchmark_mean",
+    "model_mean",
+    "bench_knn",
+    "model_knn",
+    "bench_reg",
+    "model_reg",
+    "soft_impute",
+    "bias_als",
+    "nmf",
+    "pmf",
+    "nuclear_norm",
+    "mlp",
 ]
 T11_COLUMNS = {"rank", "medape", "medae", "coverage", "hyperparameter"}
 # Tables whose body is an image in the text-extracted paper: they must carry a "(missing)" row.
 IMAGE_TABLES = [
-    "table2", "table3_medape", "table3_medae", "table4", "table5", "table6", "table12",
-    "table13", "table14", "table15", "table16", "table17",
+    "table2",
+    "table3_medape",
+    "table3_medae",
+    "table4",
+    "table5",
+    "table6",
+    "table12",
+    "table13",
+    "table14",
+    "table15",
+    "table16",
+    "table17",
 ]
 
 

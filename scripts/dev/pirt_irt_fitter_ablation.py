@@ -44,8 +44,11 @@ ours = read_prefit(f"results/prefit/misses_the_mark/{ds}/extrapolation/irt", "ir
 z = np.load(f"/tmp/pexp/{ds}_pyirt.npz")
 old = irt.fit_mirt_2pl(m.scores[bt[0][0]], rng=seeding.rng(0, 0, "irt"), prior_means=False, diff_scale=1.0)
 N = m.scores.shape[1]
-for name, disc, diff in (("ours", ours.disc, ours.diff), ("ours_old_default", old.disc, old.diff),
-                         ("pyirt_paper", z["disc"], z["diff"])):
+for name, disc, diff in (
+    ("ours", ours.disc, ours.diff),
+    ("ours_old_default", old.disc, old.diff),
+    ("pyirt_paper", z["disc"], z["diff"]),
+):
     errs = []
     for t in range(trials):
         src, tgt = bt[t]
@@ -56,5 +59,12 @@ for name, disc, diff in (("ours", ours.disc, ours.diff), ("ours_old_default", ol
         th = irt.estimate_ability(y, disc[anchors], diff[anchors])
         p = irt.response_probabilities(th, disc[unseen], diff[unseen]).mean(1)
         errs.append(np.abs(n / N * y.mean(1) + (1 - n / N) * p - Y.mean(1)))
-    print(ds, name, f"P-IRT gap {100 * np.mean(np.concatenate(errs)):.2f}",
-          "mean |disc|", np.linalg.norm(disc, axis=1).mean().round(2), "sd diff", diff.std().round(2))
+    print(
+        ds,
+        name,
+        f"P-IRT gap {100 * np.mean(np.concatenate(errs)):.2f}",
+        "mean |disc|",
+        np.linalg.norm(disc, axis=1).mean().round(2),
+        "sd diff",
+        diff.std().round(2),
+    )

@@ -91,13 +91,24 @@ FIGURES = {
     11: ("extrapolation", 200, True),
 }
 # Table 1 column pairs (EG, EGR) are ordered interpolation n=50/100/200, then extrapolation.
-TABLE1_ORDER = [("interpolation", 50), ("interpolation", 100), ("interpolation", 200),
-                ("extrapolation", 50), ("extrapolation", 100), ("extrapolation", 200)]
+TABLE1_ORDER = [
+    ("interpolation", 50),
+    ("interpolation", 100),
+    ("interpolation", 200),
+    ("extrapolation", 50),
+    ("extrapolation", 100),
+    ("extrapolation", 200),
+]
 # The figure that supplies each (split, n) in the CSV; the other figure showing the same
 # numbers (Figure 3 for extrapolation n=50) is only a cross-check / gap filler.
-PRIMARY = {("interpolation", 50): 2, ("interpolation", 100): 7,
-           ("interpolation", 200): 8, ("extrapolation", 50): 9,
-           ("extrapolation", 100): 10, ("extrapolation", 200): 11}
+PRIMARY = {
+    ("interpolation", 50): 2,
+    ("interpolation", 100): 7,
+    ("interpolation", 200): 8,
+    ("extrapolation", 50): 9,
+    ("extrapolation", 100): 10,
+    ("extrapolation", 200): 11,
+}
 SECONDARY = {9: 3}
 
 V, S, R = "gap", "se", "reduction"  # token / slot types
@@ -106,10 +117,10 @@ V, S, R = "gap", "se", "reduction"  # token / slot types
 # --------------------------------------------------------------------------- tokens
 @dataclass
 class Tok:
-    kind: str              # V, S or R
-    text: str              # the number as printed (normalised); "" if illegible
-    value: float | None    # None: the OCR shows a token of this kind but its digits are lost
-    line: int              # 1-based line number in the paper text
+    kind: str  # V, S or R
+    text: str  # the number as printed (normalised); "" if illegible
+    value: float | None  # None: the OCR shows a token of this kind but its digits are lost
+    line: int  # 1-based line number in the paper text
     raw: str
 
     def __repr__(self) -> str:  # compact, used in diagnostics
@@ -127,11 +138,11 @@ _LATEX = [
 # exactly one decimal, so "<int> <single digit>" not followed by more digits is one number.
 _BROKEN_DECIMAL = re.compile(r"(?<![\d.])(\d+) (\d)(?![\d.])")
 _TOKEN = re.compile(
-    r"\((?P<paren>[^()]*)\)"                  # (reduction) -- possibly garbled inside
-    r"|[±+]\s*(?P<se>\d+\.\d+)"               # ± se, OCR'd as "+0.04", "+ 0.05", "±0.05"
-    r"|[±+]\s*(?P<lostdigit>\.\d+)"           # "+.5": a gap whose leading digit was lost
-    r"|(?P<num>\d+\.\d+)"                     # bare gap value
-    r"|(?P<int>\d+)"                          # bare integer: unreadable debris
+    r"\((?P<paren>[^()]*)\)"  # (reduction) -- possibly garbled inside
+    r"|[±+]\s*(?P<se>\d+\.\d+)"  # ± se, OCR'd as "+0.04", "+ 0.05", "±0.05"
+    r"|[±+]\s*(?P<lostdigit>\.\d+)"  # "+.5": a gap whose leading digit was lost
+    r"|(?P<num>\d+\.\d+)"  # bare gap value
+    r"|(?P<int>\d+)"  # bare integer: unreadable debris
 )
 _STRICT_NUM = re.compile(r"^\s*(-?(?:0|[1-9]\d*)\.\d+)\s*$")
 
@@ -214,8 +225,9 @@ def slot_kinds(has_se: bool) -> list[str]:
     return ([V, S, R] if has_se else [V, R]) * N_ROWS
 
 
-def align(tokens: list[Tok], kinds: list[str], ref: list[float | None] | None = None,
-          ) -> tuple[list[Tok | None], list[Tok], list[tuple[int, Tok]]]:
+def align(
+    tokens: list[Tok], kinds: list[str], ref: list[float | None] | None = None
+) -> tuple[list[Tok | None], list[Tok], list[tuple[int, Tok]]]:
     """Globally align a column's token stream to its slot sequence.
 
     Edit-distance style DP: a token may fill a slot of its own kind, a slot may stay
@@ -277,9 +289,15 @@ def align(tokens: list[Tok], kinds: list[str], ref: list[float | None] | None = 
             dropped.append(tokens[i - 1])
             i -= 1
     dropped.reverse()
-    mism = [(j, t) for j, t in enumerate(slots)
-            if t is not None and ref is not None and ref[j] is not None
-            and t.value is not None and abs(t.value - ref[j]) > 1e-9]
+    mism = [
+        (j, t)
+        for j, t in enumerate(slots)
+        if t is not None
+        and ref is not None
+        and ref[j] is not None
+        and t.value is not None
+        and abs(t.value - ref[j]) > 1e-9
+    ]
     return slots, dropped, mism
 
 
@@ -289,11 +307,11 @@ class Cell:
     gap: str = ""
     se: str = ""
     reduction: str = ""
-    source: str = ""          # provenance of the gap
+    source: str = ""  # provenance of the gap
     gap_status: str = "missing"  # parsed | recovered | derived | missing
     red_status: str = "missing"  # parsed | recovered | repaired | definitional | missing
     gap_range: tuple[float, float] | None = None  # for derived gaps
-    illegible_red: str = ""   # raw OCR of a reduction whose digits are damaged
+    illegible_red: str = ""  # raw OCR of a reduction whose digits are damaged
     notes: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
 
@@ -314,8 +332,7 @@ class Cell:
 Grid = list[list[Cell]]
 
 
-def grid_from_columns(columns: list[list[Tok]], has_se: bool, fig: int,
-                      ) -> tuple[Grid, list[str]]:
+def grid_from_columns(columns: list[list[Tok]], has_se: bool, fig: int) -> tuple[Grid, list[str]]:
     grid = [[Cell(source=f"fig{fig}") for _ in range(N_COLS)] for _ in range(N_ROWS)]
     kinds = [V, S, R] if has_se else [V, R]
     dropped_all = []
@@ -324,7 +341,7 @@ def grid_from_columns(columns: list[list[Tok]], has_se: bool, fig: int,
         dropped_all += [f"col{c}:{t!r}" for t in dropped]
         for row in range(N_ROWS):
             cell = grid[row][c]
-            for kind, tok in zip(kinds, slots[row * len(kinds):(row + 1) * len(kinds)]):
+            for kind, tok in zip(kinds, slots[row * len(kinds) : (row + 1) * len(kinds)]):
                 if tok is not None and tok.value is not None:
                     setattr(cell, kind, tok.text)
                     if kind == V:
@@ -334,8 +351,7 @@ def grid_from_columns(columns: list[list[Tok]], has_se: bool, fig: int,
                 elif tok is not None:
                     if kind == R:
                         cell.illegible_red = tok.raw.strip()
-                    cell.notes.append(f"{kind} illegible in fig{fig} OCR "
-                                      f"({tok.raw.strip()!r}, line {tok.line})")
+                    cell.notes.append(f"{kind} illegible in fig{fig} OCR ({tok.raw.strip()!r}, line {tok.line})")
     return grid, dropped_all
 
 
@@ -376,8 +392,9 @@ def cell_id(fig: int, row: int, c: int) -> str:
 
 
 # --------------------------------------------------------------------------- steps
-def merge_secondary(prim: int, grid: Grid, sec_cols: list[list[Tok]], sec: int,
-                    log: dict[str, list[str]]) -> tuple[int, list]:
+def merge_secondary(
+    prim: int, grid: Grid, sec_cols: list[list[Tok]], sec: int, log: dict[str, list[str]]
+) -> tuple[int, list]:
     """Fill gaps/reductions missing from the primary figure with the secondary's.
 
     The secondary's stream is aligned against the primary's values, so the many
@@ -396,8 +413,7 @@ def merge_secondary(prim: int, grid: Grid, sec_cols: list[list[Tok]], sec: int,
 
         def equal(k: int) -> bool:
             t = slots[k]
-            return (t is not None and t.value is not None and ref[k] is not None
-                    and abs(t.value - ref[k]) < 1e-9)
+            return t is not None and t.value is not None and ref[k] is not None and abs(t.value - ref[k]) < 1e-9
 
         filled = [k for k, t in enumerate(slots) if t is not None and t.value is not None]
         for j in filled:
@@ -409,18 +425,17 @@ def merge_secondary(prim: int, grid: Grid, sec_cols: list[list[Tok]], sec: int,
             row, kind = j // 2, (V, R)[j % 2]
             cell, tok = grid[row][c], slots[j]
             if not ((prev_ and equal(prev_[-1])) or (next_ and equal(next_[0]))):
-                cell.notes.append(f"fig{sec} shows {kind} {tok.text} (line {tok.line}) but "
-                                  f"its position is not anchored; not used")
+                cell.notes.append(
+                    f"fig{sec} shows {kind} {tok.text} (line {tok.line}) but its position is not anchored; not used"
+                )
                 continue
             setattr(cell, kind, tok.text)
             if kind == V:
                 cell.source, cell.gap_status = f"fig{sec}", "recovered"
             else:
                 cell.red_status = "recovered"
-            cell.notes.append(f"{kind} {tok.text} taken from fig{sec} (line {tok.line}); "
-                              f"fig{prim} OCR lacks it")
-            log["recovered"].append(f"{cell_id(prim, row, c)}: {kind}={tok.text} from "
-                                    f"fig{sec} line {tok.line}")
+            cell.notes.append(f"{kind} {tok.text} taken from fig{sec} (line {tok.line}); fig{prim} OCR lacks it")
+            log["recovered"].append(f"{cell_id(prim, row, c)}: {kind}={tok.text} from fig{sec} line {tok.line}")
         conflicts += [(j // 2, c, (V, R)[j % 2], ref[j], t) for j, t in mism]
     return agree, conflicts
 
@@ -435,13 +450,16 @@ def resolve_conflicts(prim: int, sec: int, grid: Grid, conflicts, log) -> None:
             fits = []
             for val in (pval, tok.value):
                 gg, rr = (g, val) if kind == R else (val, cell.r)
-                fits.append(None if gg is None or rr is None else
-                            reduction_excess(gg, rs - 0.05, rs + 0.05, rr) < 1e-9)
-            verdict = {(True, False): f"only fig{prim} fits", (False, True):
-                       f"only fig{sec} fits", (True, True): "both fit",
-                       (False, False): "neither fits"}.get(tuple(fits), "not checkable")
-        line = (f"{cell_id(prim, row, c)} {kind}: fig{prim}={pval:g}, fig{sec}={tok.value:g} "
-                f"(line {tok.line}) -> {verdict}")
+                fits.append(None if gg is None or rr is None else reduction_excess(gg, rs - 0.05, rs + 0.05, rr) < 1e-9)
+            verdict = {
+                (True, False): f"only fig{prim} fits",
+                (False, True): f"only fig{sec} fits",
+                (True, True): "both fit",
+                (False, False): "neither fits",
+            }.get(tuple(fits), "not checkable")
+        line = (
+            f"{cell_id(prim, row, c)} {kind}: fig{prim}={pval:g}, fig{sec}={tok.value:g} (line {tok.line}) -> {verdict}"
+        )
         log["conflicts"].append(line)
         if verdict == f"only fig{sec} fits":
             setattr(cell, kind, tok.text)
@@ -449,13 +467,15 @@ def resolve_conflicts(prim: int, sec: int, grid: Grid, conflicts, log) -> None:
                 cell.source, cell.gap_status = f"fig{sec}", "recovered"
             else:
                 cell.red_status = "recovered"
-            cell.notes.append(f"{kind}: fig{prim} OCR reads {pval:g} but fig{sec} prints "
-                              f"{tok.text}, the only one consistent with gap/RS; took fig{sec}")
-            log["recovered"].append(f"{cell_id(prim, row, c)}: {kind}={tok.text} from "
-                                    f"fig{sec} (fig{prim} OCR {pval:g} inconsistent)")
+            cell.notes.append(
+                f"{kind}: fig{prim} OCR reads {pval:g} but fig{sec} prints "
+                f"{tok.text}, the only one consistent with gap/RS; took fig{sec}"
+            )
+            log["recovered"].append(
+                f"{cell_id(prim, row, c)}: {kind}={tok.text} from fig{sec} (fig{prim} OCR {pval:g} inconsistent)"
+            )
         elif verdict != f"only fig{prim} fits":
-            cell.notes.append(f"fig{sec} OCR shows {kind} {tok.text} here ({verdict}); "
-                              f"kept fig{prim}")
+            cell.notes.append(f"fig{sec} OCR shows {kind} {tok.text} here ({verdict}); kept fig{prim}")
 
 
 def ratio_pairs(grid: Grid, row: int) -> dict[int, tuple[float, float]]:
@@ -499,16 +519,17 @@ def derive_missing(fig: int, grid: Grid, log) -> None:
             if k >= 3 and lo > hi:
                 # One misread number makes the pairs contradict; if dropping exactly one
                 # method reconciles all the others, trust the majority and flag that one.
-                fits = [c for c in pairs
-                        if (lambda iv: iv[0] <= iv[1])(
-                            intersect(v for d, v in pairs.items() if d != c))]
+                fits = [
+                    c for c in pairs if (lambda iv: iv[0] <= iv[1])(intersect(v for d, v in pairs.items() if d != c))
+                ]
                 if len(fits) == 1:
                     outlier = fits[0]
                     lo, hi = intersect(v for d, v in pairs.items() if d != outlier)
                     k -= 1
                     grid[row][outlier].flags.append(
                         f"gap/reduction contradict the other {k} methods of this row (RS gap "
-                        f"not in OCR); likely OCR misread of one of them")
+                        f"not in OCR); likely OCR misread of one of them"
+                    )
             if k >= 2 and lo <= hi and len(one_decimal_candidates(lo, hi)) == 1:
                 x = one_decimal_candidates(lo, hi)[0]
                 lo, hi = max(lo, x - 0.05), min(hi, x + 0.05)
@@ -518,28 +539,37 @@ def derive_missing(fig: int, grid: Grid, log) -> None:
                 used = ", ".join(METHODS[c][1] for c in pairs if c != outlier)
                 rs_cell.notes.append(
                     f"gap not in OCR; the printed gap/reduction pairs of {used} imply an RS "
-                    f"gap in [{lo:.3f}, {hi:.3f}], i.e. {x:.1f}")
-                log["derived"].append(f"{cell_id(fig, row, RS)}: {x:.1f} from {k} "
-                                      f"gap/reduction pairs (RS in [{lo:.3f}, {hi:.3f}])")
+                    f"gap in [{lo:.3f}, {hi:.3f}], i.e. {x:.1f}"
+                )
+                log["derived"].append(
+                    f"{cell_id(fig, row, RS)}: {x:.1f} from {k} gap/reduction pairs (RS in [{lo:.3f}, {hi:.3f}])"
+                )
             else:
-                why = (f"only {k} printed gap/reduction pair(s) in the row" if k < 2 else
-                       "the row's printed gap/reduction pairs contradict each other"
-                       if lo > hi else f"row ratios allow {one_decimal_candidates(lo, hi)}")
+                why = (
+                    f"only {k} printed gap/reduction pair(s) in the row"
+                    if k < 2
+                    else "the row's printed gap/reduction pairs contradict each other"
+                    if lo > hi
+                    else f"row ratios allow {one_decimal_candidates(lo, hi)}"
+                )
                 rs_cell.flags.append(f"gap missing and not derivable ({why})")
                 for c in pairs:
                     grid[row][c].flags.append(
-                        "unverifiable: row's RS gap is missing, so gap vs reduction cannot "
-                        "be checked" if k < 2 else
-                        "row has no RS gap and its printed gap/reduction pairs are mutually "
-                        "inconsistent")
+                        "unverifiable: row's RS gap is missing, so gap vs reduction cannot be checked"
+                        if k < 2
+                        else "row has no RS gap and its printed gap/reduction pairs are mutually inconsistent"
+                    )
                 lo = hi = None
         for c in range(1, N_COLS):
             cell = grid[row][c]
             if cell.gap:
                 continue
             if lo is None or cell.r is None:
-                cell.flags.append("gap missing and not derivable (" + (
-                    "no reduction either" if cell.r is None else "row's RS gap unknown") + ")")
+                cell.flags.append(
+                    "gap missing and not derivable ("
+                    + ("no reduction either" if cell.r is None else "row's RS gap unknown")
+                    + ")"
+                )
                 continue
             glo = lo * (1 + (cell.r - 0.05) / 100)
             ghi = hi * (1 + (cell.r + 0.05) / 100)
@@ -547,14 +577,13 @@ def derive_missing(fig: int, grid: Grid, log) -> None:
             cell.gap = fmt1((glo + ghi) / 2)
             cell.gap_status, cell.gap_range = "derived", (glo, ghi)
             cell.source = f"fig{fig}:derived_from_reduction"
-            rs_txt = f"RS {rs_cell.gap}" + (" (itself derived)"
-                                            if rs_cell.gap_status == "derived" else "")
-            amb = ("unambiguous" if len(cands) == 1 else
-                   f"ambiguous within rounding: {'/'.join(fmt1(x) for x in cands)}")
-            cell.notes.append(f"gap not in OCR; derived from reduction {cell.reduction} and "
-                              f"{rs_txt}: true gap in [{glo:.3f}, {ghi:.3f}] ({amb})")
-            log["derived"].append(f"{cell_id(fig, row, c)}: {cell.gap} "
-                                  f"[{glo:.2f}, {ghi:.2f}] {amb}")
+            rs_txt = f"RS {rs_cell.gap}" + (" (itself derived)" if rs_cell.gap_status == "derived" else "")
+            amb = "unambiguous" if len(cands) == 1 else f"ambiguous within rounding: {'/'.join(fmt1(x) for x in cands)}"
+            cell.notes.append(
+                f"gap not in OCR; derived from reduction {cell.reduction} and "
+                f"{rs_txt}: true gap in [{glo:.3f}, {ghi:.3f}] ({amb})"
+            )
+            log["derived"].append(f"{cell_id(fig, row, c)}: {cell.gap} [{glo:.2f}, {ghi:.2f}] {amb}")
 
 
 def validate(fig: int, grid: Grid, table1_col: list[tuple[float, float]], log) -> None:
@@ -562,8 +591,7 @@ def validate(fig: int, grid: Grid, table1_col: list[tuple[float, float]], log) -
         for c in range(N_COLS):
             cell = grid[row][c]
             if cell.se and float(cell.se) == 0.0:
-                cell.flags.append(f"OCR se {cell.se} is implausible (all others >= 0.01); "
-                                  f"blanked")
+                cell.flags.append(f"OCR se {cell.se} is implausible (all others >= 0.01); blanked")
                 cell.se = ""
     # Table 1 EGR is exactly the mean of a column's 19 row reductions (verified on every
     # fully legible column), so the column sum is a checksum that tells, for a cell whose
@@ -599,18 +627,23 @@ def validate(fig: int, grid: Grid, table1_col: list[tuple[float, float]], log) -
                     red_ok = abs(d) <= slack
                     red_wrong = lo - cell.r - slack <= d <= hi - cell.r + slack
                     if red_ok and not red_wrong:
-                        which = (f"Table 1 checksum of this column holds ({d:+.1f}), so the "
-                                 f"reduction is probably right and the gap misread "
-                                 f"(reduction implies gap {glo:.2f}..{ghi:.2f})")
+                        which = (
+                            f"Table 1 checksum of this column holds ({d:+.1f}), so the "
+                            f"reduction is probably right and the gap misread "
+                            f"(reduction implies gap {glo:.2f}..{ghi:.2f})"
+                        )
                     elif red_wrong and not red_ok:
-                        which = (f"Table 1 checksum of this column is off by {d:+.1f} in "
-                                 f"total, which this reduction's error explains: the "
-                                 f"reduction is probably misread")
+                        which = (
+                            f"Table 1 checksum of this column is off by {d:+.1f} in "
+                            f"total, which this reduction's error explains: the "
+                            f"reduction is probably misread"
+                        )
                     else:
                         which = f"Table 1 checksum ({d:+.1f} in total) is not decisive"
                 cell.flags.append(
                     f"reduction {cell.reduction} inconsistent with gap {cell.gap} / RS "
-                    f"{rs.gap}: rounding allows {lo:.1f}..{hi:.1f} (off by {ex:.1f}); {which}")
+                    f"{rs.gap}: rounding allows {lo:.1f}..{hi:.1f} (off by {ex:.1f}); {which}"
+                )
     # Average row: a plain mean over the 19 datasets, and equal to Table 1.  The paper's
     # Table 1 EGR is the mean of the 19 row reductions, but the figures' Average-row
     # reduction is computed some other way and differs by up to ~3 points, so Table 1 --
@@ -624,8 +657,7 @@ def validate(fig: int, grid: Grid, table1_col: list[tuple[float, float]], log) -
         if all(x.g is not None for x in col):
             m = statistics.fmean(x.g for x in col)
             # 0.05 rounding of the rows' mean + 0.05 of the Average, plus derived cells' slop
-            tol = 0.1 + sum((x.gap_range[1] - x.gap_range[0]) / 2 for x in col
-                            if x.gap_range) / AVG
+            tol = 0.1 + sum((x.gap_range[1] - x.gap_range[0]) / 2 for x in col if x.gap_range) / AVG
             if cell.g is not None and abs(m - cell.g) > tol + 1e-9:
                 cell.flags.append(f"Average gap {cell.gap} vs mean of the 19 rows {m:.3f}")
             log["avg_gap"].append(abs(m - cell.g) if cell.g is not None else None)
@@ -633,19 +665,19 @@ def validate(fig: int, grid: Grid, table1_col: list[tuple[float, float]], log) -
             continue
         if cell.r is not None and abs(cell.r - egr) > 1e-9:
             cell.notes.append(f"Table 1 EGR is {egr} (paper's figure/table differ)")
-            log["avg_red_vs_t1"].append(f"fig{fig} {METHODS[c][1]}: figure {cell.reduction} "
-                                        f"vs Table 1 {egr}")
+            log["avg_red_vs_t1"].append(f"fig{fig} {METHODS[c][1]}: figure {cell.reduction} vs Table 1 {egr}")
         reds = [x.r for x in col]
         if None in reds:
-            log["checksum_skipped"].append(f"fig{fig} {METHODS[c][1]} "
-                                           f"({reds.count(None)} row reductions missing)")
+            log["checksum_skipped"].append(f"fig{fig} {METHODS[c][1]} ({reds.count(None)} row reductions missing)")
             continue
         m = statistics.fmean(reds)
         log["checksum"].append(abs(m - egr))
         if abs(m - egr) > 0.1 + 1e-9:
-            cell.flags.append(f"mean of the 19 row reductions {m:.2f} != Table 1 EGR {egr}: "
-                              f"some row reduction in this column is off by ~"
-                              f"{(egr - m) * AVG:+.1f} in total")
+            cell.flags.append(
+                f"mean of the 19 row reductions {m:.2f} != Table 1 EGR {egr}: "
+                f"some row reduction in this column is off by ~"
+                f"{(egr - m) * AVG:+.1f} in total"
+            )
 
 
 def fill_average_from_table1(fig: int, grid: Grid, table1_col, log) -> None:
@@ -679,11 +711,14 @@ def repair_leading_digit(fig: int, grid: Grid, log) -> None:
             if len(fits) != 1:
                 continue
             cell.reduction, cell.red_status = fits[0], "repaired"
-            cell.notes.append(f"reduction repaired from OCR {cell.illegible_red!r}: leading "
-                              f"digit lost; {fits[0]} is the only digit choice consistent with "
-                              f"gap {cell.gap} / RS {rs} (allows {lo:.1f}..{hi:.1f})")
-            log["repaired"].append(f"{cell_id(fig, row, c)}: {cell.illegible_red} -> "
-                                   f"{fits[0]} (gap/RS allow {lo:.1f}..{hi:.1f})")
+            cell.notes.append(
+                f"reduction repaired from OCR {cell.illegible_red!r}: leading "
+                f"digit lost; {fits[0]} is the only digit choice consistent with "
+                f"gap {cell.gap} / RS {rs} (allows {lo:.1f}..{hi:.1f})"
+            )
+            log["repaired"].append(
+                f"{cell_id(fig, row, c)}: {cell.illegible_red} -> {fits[0]} (gap/RS allow {lo:.1f}..{hi:.1f})"
+            )
 
 
 def fill_rs_reduction(fig: int, grid: Grid, log) -> None:
@@ -693,8 +728,7 @@ def fill_rs_reduction(fig: int, grid: Grid, log) -> None:
         cell = grid[row][RS]
         if not cell.reduction:
             cell.reduction, cell.red_status = "0.0", "definitional"
-            cell.notes.append(f"reduction not legible in fig{fig} OCR; 0.0 by definition "
-                              f"(Random-Sampling vs itself)")
+            cell.notes.append(f"reduction not legible in fig{fig} OCR; 0.0 by definition (Random-Sampling vs itself)")
             log["definitional"].append(f"{cell_id(fig, row, RS)}")
 
 
@@ -712,8 +746,10 @@ def annotate_absent(fig: int, grid: Grid, table1_col) -> None:
                 if not any(n.startswith(f"{kind} illegible") for n in cell.notes):
                     cell.notes.insert(0, f"{kind} absent from fig{fig} OCR")
             if row == AVG and c != RS and not cell.reduction:
-                cell.notes.append(f"Table 1 EGR is {table1_col[c][1]} (not a substitute: the "
-                                  f"figures' Average reduction is computed differently)")
+                cell.notes.append(
+                    f"Table 1 EGR is {table1_col[c][1]} (not a substitute: the "
+                    f"figures' Average reduction is computed differently)"
+                )
 
 
 # --------------------------------------------------------------------------- main
@@ -738,17 +774,28 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paper", nargs="?", default=str(DEFAULT_PAPER))
     ap.add_argument("out", nargs="?", default=str(DEFAULT_OUT))
-    ap.add_argument("-v", "--verbose", action="store_true",
-                    help="also list discarded tokens and Average-row differences")
+    ap.add_argument(
+        "-v", "--verbose", action="store_true", help="also list discarded tokens and Average-row differences"
+    )
     args = ap.parse_args()
 
     lines = Path(args.paper).read_text(encoding="utf-8").splitlines()
     table1 = parse_table1(lines)
     problems: list[str] = []
-    log: dict[str, list] = {k: [] for k in (
-        "recovered", "conflicts", "derived", "repaired", "definitional", "avg_gap",
-        "avg_red_vs_t1",
-        "checksum", "checksum_skipped")}
+    log: dict[str, list] = {
+        k: []
+        for k in (
+            "recovered",
+            "conflicts",
+            "derived",
+            "repaired",
+            "definitional",
+            "avg_gap",
+            "avg_red_vs_t1",
+            "checksum",
+            "checksum_skipped",
+        )
+    }
 
     # 1. locate, tokenise and align every figure block
     blocks: dict[int, Block] = {}
@@ -771,24 +818,25 @@ def main() -> int:
     for fig, grid in grids.items():
         blk = blocks[fig]
         avg = [grid[AVG][c].g for c in range(N_COLS)]
-        hits = [key for key, vals in table1.items()
-                if all(a is None or abs(a - eg) < 1e-9 for a, (eg, _) in zip(avg, vals))]
+        hits = [
+            key for key, vals in table1.items() if all(a is None or abs(a - eg) < 1e-9 for a, (eg, _) in zip(avg, vals))
+        ]
         if sum(a is not None for a in avg) < 8 or hits != [(blk.split, blk.n)]:
-            problems.append(f"Figure {fig} (lines {blk.start}-{blk.end}): Average gaps "
-                            f"{avg} match Table 1 columns {hits}, caption says "
-                            f"{(blk.split, blk.n)}")
+            problems.append(
+                f"Figure {fig} (lines {blk.start}-{blk.end}): Average gaps "
+                f"{avg} match Table 1 columns {hits}, caption says "
+                f"{(blk.split, blk.n)}"
+            )
 
     # 3. the twin figure: fill holes, then settle disagreements by arithmetic
     twin_stats = {}
     for prim, sec in SECONDARY.items():
         if prim in grids and sec in blocks:
-            agree, conflicts = merge_secondary(prim, grids[prim], blocks[sec].columns,
-                                               sec, log)
+            agree, conflicts = merge_secondary(prim, grids[prim], blocks[sec].columns, sec, log)
             resolve_conflicts(prim, sec, grids[prim], conflicts, log)
             twin_stats[sec] = (prim, agree, len(conflicts))
             if agree < 200:  # ~330 numbers are legible in both
-                problems.append(f"Figure {sec} agrees with Figure {prim} on only {agree} "
-                                f"numbers: not the same data?")
+                problems.append(f"Figure {sec} agrees with Figure {prim} on only {agree} numbers: not the same data?")
 
     # 4. derive what is still missing; 5. validate
     for fig, grid in grids.items():
@@ -811,62 +859,83 @@ def main() -> int:
         for row in range(N_ROWS):
             for c in range(N_COLS):
                 cell = grids[fig][row][c]
-                out_rows.append({
-                    "dataset": DATASETS[row][1], "split": key[0], "n": key[1],
-                    "method": METHODS[c][1], "gap": cell.gap, "se": cell.se,
-                    "reduction": cell.reduction, "source": cell.source,
-                    "note": "; ".join(cell.notes + [f"FLAG: {f}" for f in cell.flags]),
-                })
+                out_rows.append(
+                    {
+                        "dataset": DATASETS[row][1],
+                        "split": key[0],
+                        "n": key[1],
+                        "method": METHODS[c][1],
+                        "gap": cell.gap,
+                        "se": cell.se,
+                        "reduction": cell.reduction,
+                        "source": cell.source,
+                        "note": "; ".join(cell.notes + [f"FLAG: {f}" for f in cell.flags]),
+                    }
+                )
     if len(out_rows) != len(TABLE1_ORDER) * N_ROWS * N_COLS:
-        problems.append(f"{len(out_rows)} rows written, expected "
-                        f"{len(TABLE1_ORDER) * N_ROWS * N_COLS}")
+        problems.append(f"{len(out_rows)} rows written, expected {len(TABLE1_ORDER) * N_ROWS * N_COLS}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=["dataset", "split", "n", "method", "gap", "se",
-                                           "reduction", "source", "note"],
-                           lineterminator="\n")
+        w = csv.DictWriter(
+            fh,
+            fieldnames=["dataset", "split", "n", "method", "gap", "se", "reduction", "source", "note"],
+            lineterminator="\n",
+        )
         w.writeheader()
         w.writerows(out_rows)
 
     # 7. summary
     print(f"wrote {len(out_rows)} rows to {out}\n")
     print("gaps per figure (20 rows x 11 methods = 220 cells each):")
-    hdr = (f"{'fig':>4} {'split':<13} {'n':>3} {'lines':>8}  {'parsed':>6} {'recov':>5} "
-           f"{'deriv':>5} {'miss':>4} | {'se':>3} {'red':>3} {'red rec':>7} | "
-           f"{'flagged':>7} {'dropped':>7}")
+    hdr = (
+        f"{'fig':>4} {'split':<13} {'n':>3} {'lines':>8}  {'parsed':>6} {'recov':>5} "
+        f"{'deriv':>5} {'miss':>4} | {'se':>3} {'red':>3} {'red rec':>7} | "
+        f"{'flagged':>7} {'dropped':>7}"
+    )
     print(hdr)
     for fig, grid in grids.items():
         blk = blocks[fig]
         cells = [grid[r][c] for r in range(N_ROWS) for c in range(N_COLS)]
         st = [x.gap_status for x in cells]
-        print(f"{fig:>4} {blk.split:<13} {blk.n:>3} {blk.start:>4}-{blk.end:<3}  "
-              f"{st.count('parsed'):>6} {st.count('recovered'):>5} {st.count('derived'):>5} "
-              f"{st.count('missing'):>4} | {sum(bool(x.se) for x in cells):>3} "
-              f"{sum(bool(x.reduction) for x in cells):>3} "
-              f"{sum(x.red_status in ('recovered', 'repaired') for x in cells):>7} | "
-              f"{sum(bool(x.flags) for x in cells):>7} {len(dropped[fig]):>7}")
+        print(
+            f"{fig:>4} {blk.split:<13} {blk.n:>3} {blk.start:>4}-{blk.end:<3}  "
+            f"{st.count('parsed'):>6} {st.count('recovered'):>5} {st.count('derived'):>5} "
+            f"{st.count('missing'):>4} | {sum(bool(x.se) for x in cells):>3} "
+            f"{sum(bool(x.reduction) for x in cells):>3} "
+            f"{sum(x.red_status in ('recovered', 'repaired') for x in cells):>7} | "
+            f"{sum(bool(x.flags) for x in cells):>7} {len(dropped[fig]):>7}"
+        )
     for sec, (prim, agree, ndis) in twin_stats.items():
         blk = blocks[sec]
-        print(f"{sec:>4} {blk.split:<13} {blk.n:>3} {blk.start:>4}-{blk.end:<3}  "
-              f"read against fig{prim}: {agree} numbers agree, {ndis} differ")
+        print(
+            f"{sec:>4} {blk.split:<13} {blk.n:>3} {blk.start:>4}-{blk.end:<3}  "
+            f"read against fig{prim}: {agree} numbers agree, {ndis} differ"
+        )
     for fig in FIGURES:
         if fig not in blocks:
             print(f"{fig:>4} {FIGURES[fig][0]:<13} {FIGURES[fig][1]:>3}  no data block")
     ck = log["checksum"]
-    print(f"\nTable 1 checksum (mean of 19 row reductions vs EGR): {len(ck)} columns "
-          f"checked, max |diff| {max(ck):.3f} (tolerance 0.1; failures are flagged); "
-          f"{len(log['checksum_skipped'])} columns skipped for a missing reduction")
-    print(f"Average gap vs mean of rows: {len(log['avg_gap'])} columns checked, max |diff| "
-          f"{max(x for x in log['avg_gap'] if x is not None):.3f}")
-    print(f"Figure Average-row reduction != Table 1 EGR in {len(log['avg_red_vs_t1'])} of "
-          f"{len(grids) * (N_COLS - 1)} columns (paper inconsistency, not an OCR issue)")
-    print(f"Random-Sampling reduction set to 0.0 (illegible, definitional): "
-          f"{', '.join(log['definitional']) or 'none'}")
-    for title, key in (("recovered from another source", "recovered"),
-                       ("Figure 3 vs Figure 9 differences", "conflicts"),
-                       ("reductions with a repaired leading digit", "repaired"),
-                       ("derived", "derived")):
+    print(
+        f"\nTable 1 checksum (mean of 19 row reductions vs EGR): {len(ck)} columns "
+        f"checked, max |diff| {max(ck):.3f} (tolerance 0.1; failures are flagged); "
+        f"{len(log['checksum_skipped'])} columns skipped for a missing reduction"
+    )
+    print(
+        f"Average gap vs mean of rows: {len(log['avg_gap'])} columns checked, max |diff| "
+        f"{max(x for x in log['avg_gap'] if x is not None):.3f}"
+    )
+    print(
+        f"Figure Average-row reduction != Table 1 EGR in {len(log['avg_red_vs_t1'])} of "
+        f"{len(grids) * (N_COLS - 1)} columns (paper inconsistency, not an OCR issue)"
+    )
+    print(f"Random-Sampling reduction set to 0.0 (illegible, definitional): {', '.join(log['definitional']) or 'none'}")
+    for title, key in (
+        ("recovered from another source", "recovered"),
+        ("Figure 3 vs Figure 9 differences", "conflicts"),
+        ("reductions with a repaired leading digit", "repaired"),
+        ("derived", "derived"),
+    ):
         print(f"\n{title} ({len(log[key])}):")
         for l in log[key]:
             print("  " + l)

@@ -31,7 +31,6 @@ it because it decides ties in the ``argmax`` -- notably every constant item (cor
 from __future__ import annotations
 
 import hashlib
-
 import warnings
 from dataclasses import dataclass
 
@@ -40,12 +39,11 @@ import numpy as np
 INITS = ("random", "build", "first")
 
 
-_BLOCK_ELEMENTS = 1 << 16     # entries per row block of the element-wise passes (512 KB, in cache)
-_TILE = 128                   # tile side of the transposing pass (two 128 KB tiles in cache)
+_BLOCK_ELEMENTS = 1 << 16  # entries per row block of the element-wise passes (512 KB, in cache)
+_TILE = 128  # tile side of the transposing pass (two 128 KB tiles in cache)
 
 
-def _finish(blk: np.ndarray, inv, row_std: np.ndarray, col_std: np.ndarray, absolute: bool,
-            one_minus: bool) -> None:
+def _finish(blk: np.ndarray, inv, row_std: np.ndarray, col_std: np.ndarray, absolute: bool, one_minus: bool) -> None:
     """In place, element-wise: ``c -> (c * inv) / row_std / col_std``, clip, NaN -> 0, |.|, 1 - ."""
     blk *= inv
     blk /= row_std[:, None]
@@ -58,8 +56,7 @@ def _finish(blk: np.ndarray, inv, row_std: np.ndarray, col_std: np.ndarray, abso
         np.subtract(1.0, blk, out=blk)
 
 
-def _correlation_pipeline(source: np.ndarray, absolute: bool, one_minus: bool,
-                          fortran: bool = False) -> np.ndarray:
+def _correlation_pipeline(source: np.ndarray, absolute: bool, one_minus: bool, fortran: bool = False) -> np.ndarray:
     """``np.corrcoef(source, rowvar=False)``, NaN -> 0, then optionally ``|.|`` and ``1 - .``.
 
     Bit for bit what the unfused steps give: the covariance product is NumPy's own
@@ -75,8 +72,8 @@ def _correlation_pipeline(source: np.ndarray, absolute: bool, one_minus: bool,
     so the layout matters to code that reads columns -- FasterPAM scans column ``j`` of the
     dissimilarity for every candidate ``j``, contiguous only in column-major order.
     """
-    X = np.array(source, ndmin=2, dtype=np.float64).T       # as np.cov(m, rowvar=False)
-    if X.shape[0] < 2:                 # np.corrcoef's scalar case (c / c): the plain NumPy steps
+    X = np.array(source, ndmin=2, dtype=np.float64).T  # as np.cov(m, rowvar=False)
+    if X.shape[0] < 2:  # np.corrcoef's scalar case (c / c): the plain NumPy steps
         with np.errstate(divide="ignore", invalid="ignore"):
             c = np.atleast_2d(np.corrcoef(np.asarray(source, dtype=np.float64), rowvar=False))
         np.nan_to_num(c, copy=False, nan=0.0)
@@ -92,11 +89,11 @@ def _correlation_pipeline(source: np.ndarray, absolute: bool, one_minus: bool,
     inv = np.true_divide(1, fact)
     n = c.shape[0]
     with np.errstate(divide="ignore", invalid="ignore"):
-        stddev = np.sqrt(np.diagonal(c) * inv)              # sqrt(diag(c * (1/fact)))
+        stddev = np.sqrt(np.diagonal(c) * inv)  # sqrt(diag(c * (1/fact)))
         if not fortran:
             step = max(1, _BLOCK_ELEMENTS // max(n, 1))
             for a in range(0, n, step):
-                _finish(c[a:a + step], inv, stddev[a:a + step], stddev, absolute, one_minus)
+                _finish(c[a : a + step], inv, stddev[a : a + step], stddev, absolute, one_minus)
             return c
         # buffer[j, i] <- f(c[i, j]): tile (I, J) goes, finished, to tile (J, I) transposed
         for a in range(0, n, _TILE):
@@ -136,8 +133,15 @@ def dedupe_medoids(medoids) -> np.ndarray:
     return np.array(list(set(int(m) for m in medoids)), dtype=np.int64)
 
 
-def kmedoids_anchors(dissimilarity: np.ndarray, n: int, rng: np.random.Generator, *,
-                     init: str = "random", max_iter: int = 100, n_cpu: int = 1) -> np.ndarray:
+def kmedoids_anchors(
+    dissimilarity: np.ndarray,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    init: str = "random",
+    max_iter: int = 100,
+    n_cpu: int = 1,
+) -> np.ndarray:
     """Medoid item indices of a FasterPAM k-medoids clustering into ``n`` clusters.
 
     ``init`` is kmedoids' initialisation (``"random"`` as the paper's code; ``"build"``,
@@ -157,8 +161,9 @@ def kmedoids_anchors(dissimilarity: np.ndarray, n: int, rng: np.random.Generator
             medoids = np.arange(int(n), dtype=np.uintp)
             warnings.filterwarnings("ignore", message="Seed will be ignored")
         kmedoids = _import_kmedoids()
-        res = kmedoids.fasterpam(dissimilarity, medoids, max_iter=int(max_iter), init=init,
-                                 random_state=seed, n_cpu=int(n_cpu))
+        res = kmedoids.fasterpam(
+            dissimilarity, medoids, max_iter=int(max_iter), init=init, random_state=seed, n_cpu=int(n_cpu)
+        )
     return dedupe_medoids(res.medoids)
 
 
@@ -228,13 +233,21 @@ def item_dissimilarity(source: np.ndarray, absolute: bool = False) -> np.ndarray
 
 @dataclass
 class AnchorSelection:
-    anchors: np.ndarray      # (n_a,) item indices, n_a <= n, in set order
-    membership: np.ndarray   # (N,) index into ``anchors`` of each item's cluster
-    weights: np.ndarray      # (n_a,) cluster size / N
+    anchors: np.ndarray  # (n_a,) item indices, n_a <= n, in set order
+    membership: np.ndarray  # (N,) index into ``anchors`` of each item's cluster
+    weights: np.ndarray  # (n_a,) cluster size / N
 
 
-def select_anchors(source: np.ndarray, n: int, rng: np.random.Generator, *, absolute: bool = False,
-                   init: str = "random", max_iter: int = 100, n_cpu: int = 1) -> AnchorSelection:
+def select_anchors(
+    source: np.ndarray,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    absolute: bool = False,
+    init: str = "random",
+    max_iter: int = 100,
+    n_cpu: int = 1,
+) -> AnchorSelection:
     """Anchor items of ``source`` (models x items) by k-medoids on ``1 - corr`` (or ``1 - |corr|``).
 
     Memberships and weights use the same (absolute or signed) correlations as the
@@ -247,5 +260,4 @@ def select_anchors(source: np.ndarray, n: int, rng: np.random.Generator, *, abso
     anchors = kmedoids_anchors(dissimilarity, n, rng, init=init, max_iter=max_iter, n_cpu=n_cpu)
     similarity = 1.0 - dissimilarity[anchors]
     membership = assign_to_anchors(similarity)
-    return AnchorSelection(anchors=anchors, membership=membership,
-                           weights=cluster_weights(membership, len(anchors)))
+    return AnchorSelection(anchors=anchors, membership=membership, weights=cluster_weights(membership, len(anchors)))

@@ -64,12 +64,20 @@ def read_known_scores(path: str | Path) -> list[tuple[str, object, str]]:
             out = []
             for n, rec in enumerate(doc):
                 if not isinstance(rec, dict) or "benchmark_id" not in rec or "score" not in rec:
-                    raise DataError(path, f"[{n}]", "is not an object with 'benchmark_id' and 'score'",
-                                    'write each entry as {"benchmark_id": "...", "score": 12.3}')
+                    raise DataError(
+                        path,
+                        f"[{n}]",
+                        "is not an object with 'benchmark_id' and 'score'",
+                        'write each entry as {"benchmark_id": "...", "score": 12.3}',
+                    )
                 out.append((str(rec["benchmark_id"]), rec["score"], f"entry [{n}]"))
             return out
-        raise DataError(path, "(top level)", f"expected an object or a list, got {type(doc).__name__}",
-                        'write {"benchmark_id": score, ...}')
+        raise DataError(
+            path,
+            "(top level)",
+            f"expected an object or a list, got {type(doc).__name__}",
+            'write {"benchmark_id": score, ...}',
+        )
     rows = list(csv.reader(text.splitlines()))
     while rows and not any(c.strip() for c in rows[-1]):
         rows.pop()
@@ -78,23 +86,32 @@ def read_known_scores(path: str | Path) -> list[tuple[str, object, str]]:
     header = [c.strip() for c in rows[0]]
     missing = [c for c in ("benchmark_id", "score") if c not in header]
     if missing:
-        raise DataError(path, "(header)", f"missing column(s) {missing}; found {header}",
-                        "write a CSV with header benchmark_id,score")
+        raise DataError(
+            path,
+            "(header)",
+            f"missing column(s) {missing}; found {header}",
+            "write a CSV with header benchmark_id,score",
+        )
     bid, sc = header.index("benchmark_id"), header.index("score")
     out = []
     for n, r in enumerate(rows[1:], start=2):
         if not any(c.strip() for c in r):
             continue
         if len(r) != len(header):
-            raise DataError(path, f"line {n}", f"has {len(r)} fields ({','.join(r)}), the header has {len(header)}",
-                            "write one benchmark_id,score pair per line (a decimal comma or an unquoted comma in "
-                            "a value splits it)")
+            raise DataError(
+                path,
+                f"line {n}",
+                f"has {len(r)} fields ({','.join(r)}), the header has {len(header)}",
+                "write one benchmark_id,score pair per line (a decimal comma or an unquoted comma in "
+                "a value splits it)",
+            )
         out.append((r[bid].strip(), r[sc].strip(), f"line {n}"))
     return out
 
 
-def validate_known_scores(entries, benchmarks: pd.DataFrame, M: np.ndarray, path: str | Path,
-                          accept_low: bool = False) -> dict[str, float]:
+def validate_known_scores(
+    entries, benchmarks: pd.DataFrame, M: np.ndarray, path: str | Path, accept_low: bool = False
+) -> dict[str, float]:
     """Check ids, duplicates and ranges; return ``{benchmark_id: score}``.
 
     A percentage benchmark (all observed scores within [-1, 101], or ``is_percentage`` in the
@@ -108,6 +125,7 @@ def validate_known_scores(entries, benchmarks: pd.DataFrame, M: np.ndarray, path
         pct = benchmarks["is_percentage"].to_numpy(dtype=bool)
     else:
         from benchcast.completion.transforms import percentage_columns
+
         pct = percentage_columns(M)
     if not entries:
         raise DataError(path, "(entries)", "no scores given", "give at least one known benchmark score")
@@ -122,20 +140,30 @@ def validate_known_scores(entries, benchmarks: pd.DataFrame, M: np.ndarray, path
         try:
             score = float(raw)
         except (TypeError, ValueError):
-            raise DataError(path, f"{where} ({bid!r})", f"score {raw!r} is not a number", "write the score as a number") from None
+            raise DataError(
+                path, f"{where} ({bid!r})", f"score {raw!r} is not a number", "write the score as a number"
+            ) from None
         if isinstance(raw, bool) or not math.isfinite(score):
-            raise DataError(path, f"{where} ({bid!r})", f"score {raw!r} is not a finite number", "write the score as a number")
+            raise DataError(
+                path, f"{where} ({bid!r})", f"score {raw!r} is not a finite number", "write the score as a number"
+            )
         if pct[index[bid]] and not 0.0 <= score <= 100.0:
-            raise DataError(path, f"{where} ({bid!r})", f"score {score:g} is outside [0, 100] for a percentage benchmark",
-                            "give the score in percent (e.g. 71.5, not 0.715 or 715)")
+            raise DataError(
+                path,
+                f"{where} ({bid!r})",
+                f"score {score:g} is outside [0, 100] for a percentage benchmark",
+                "give the score in percent (e.g. 71.5, not 0.715 or 715)",
+            )
         col = M[:, index[bid]]
         lowest = float(np.nanmin(col)) if np.isfinite(col).any() else float("nan")
         if pct[index[bid]] and 0.0 < score <= 1.0 and lowest > 1.0 and not accept_low:
-            raise DataError(path, f"{where} ({bid!r})",
-                            f"score {score:g} looks like a fraction: this is a percentage benchmark and no model in "
-                            f"the matrix scores below {lowest:g} on it",
-                            f"give the score in percent ({score * 100:g}); if it really is {score:g} %, "
-                            "pass --accept-low-scores")
+            raise DataError(
+                path,
+                f"{where} ({bid!r})",
+                f"score {score:g} looks like a fraction: this is a percentage benchmark and no model in "
+                f"the matrix scores below {lowest:g} on it",
+                f"give the score in percent ({score * 100:g}); if it really is {score:g} %, pass --accept-low-scores",
+            )
         if not pct[index[bid]] and score < 0:
             raise DataError(path, f"{where} ({bid!r})", f"score {score:g} is negative", "check the score's scale")
         out[bid] = score
@@ -149,15 +177,21 @@ def _load_matrix(data: str | Path):
     paths = {k: data / f"{k}.parquet" for k in ("scores", "models", "benchmarks")}
     for p in paths.values():
         if not p.exists():
-            raise DataError(p, "(file)", "the ingested BenchPress matrix is missing",
-                            "run `snakemake results/data/benchpress/scores.parquet --cores 1` or pass --data")
+            raise DataError(
+                p,
+                "(file)",
+                "the ingested BenchPress matrix is missing",
+                "run `snakemake results/data/benchpress/scores.parquet --cores 1` or pass --data",
+            )
     return load_score_matrix(paths["scores"], paths["models"], paths["benchmarks"])
 
 
 def _trust_meaning(reliability) -> str:
     if reliability.trust_scale == "percent_of_scale":
-        return (f"trust = P(|error| <= {reliability.trust_threshold:g} points on percentage benchmarks, "
-                f"{reliability.trust_threshold:g}% of the observed range on others)")
+        return (
+            f"trust = P(|error| <= {reliability.trust_threshold:g} points on percentage benchmarks, "
+            f"{reliability.trust_threshold:g}% of the observed range on others)"
+        )
     return f"trust = P(|error| <= {reliability.trust_threshold:g})"
 
 
@@ -167,10 +201,11 @@ def _complete(args: argparse.Namespace) -> int:
     from benchcast.completion.deploy import DeployedReliability, complete_new_model
 
     M, _, benchmarks = _load_matrix(args.data)
-    known = validate_known_scores(read_known_scores(args.scores), benchmarks, M, args.scores,
-                                  accept_low=args.accept_low_scores)
+    known = validate_known_scores(
+        read_known_scores(args.scores), benchmarks, M, args.scores, accept_low=args.accept_low_scores
+    )
     reliability = None if args.no_intervals else DeployedReliability.from_json(args.reliability)
-    with threadpool_limits(1):   # small SVDs / solves: threads only add overhead
+    with threadpool_limits(1):  # small SVDs / solves: threads only add overhead
         table = complete_new_model(M, list(benchmarks["benchmark_id"]), known, reliability)
     for c in ("name", "category"):
         if c in benchmarks.columns:
@@ -186,9 +221,11 @@ def _complete(args: argparse.Namespace) -> int:
     head = shown.head(args.top)
     names = [str(getattr(r, "name", r.benchmark_id)) for r in head.itertuples()]
     width = max([len("benchmark"), *map(len, names)])
-    lines = [f"{len(known)} known scores; predictions for {len(shown)} benchmarks"
-             + (f" ({level}, {_trust_meaning(reliability)})" if reliability else ""),
-             f"{'benchmark':<{width}} {'predicted':>9}  {level:>17}  {'trust':>5}"]
+    lines = [
+        f"{len(known)} known scores; predictions for {len(shown)} benchmarks"
+        + (f" ({level}, {_trust_meaning(reliability)})" if reliability else ""),
+        f"{'benchmark':<{width}} {'predicted':>9}  {level:>17}  {'trust':>5}",
+    ]
     for name, r in zip(names, head.itertuples()):
         ival = f"[{r.lower:7.1f}, {r.upper:7.1f}]" if np.isfinite(r.lower) else ""
         trust = f"{r.trust_probability:5.2f}" if np.isfinite(r.trust_probability) else ""
@@ -196,11 +233,15 @@ def _complete(args: argparse.Namespace) -> int:
     if reliability is not None:
         k_used = reliability.calibration_for(len(known))[0]
         if reliability.calibration != "new_model":
-            lines.append("note: this reliability model was calibrated on missing cells of models already in the "
-                         "matrix, not on new models; rebuild it (rule bp_deploy) for intervals calibrated for a new model.")
+            lines.append(
+                "note: this reliability model was calibrated on missing cells of models already in the "
+                "matrix, not on new models; rebuild it (rule bp_deploy) for intervals calibrated for a new model."
+            )
         elif k_used is not None and k_used > len(known):
-            lines.append(f"note: only {len(known)} known scores; intervals and trust were calibrated for new models "
-                         f"with {k_used} known scores, so they are optimistic here. Add scores to tighten them.")
+            lines.append(
+                f"note: only {len(known)} known scores; intervals and trust were calibrated for new models "
+                f"with {k_used} known scores, so they are optimistic here. Add scores to tighten them."
+            )
     if len(shown) > args.top:
         lines.append(f"... {len(shown) - args.top} more" + (f" in {args.out}" if args.out else " (use --out FILE)"))
     print("\n".join(lines))
@@ -215,10 +256,14 @@ def _benchmarks(args: argparse.Namespace) -> int:
     for c in ("name", "category"):
         if c in benchmarks.columns:
             table[c] = benchmarks[c].to_numpy()
-    pct = (benchmarks["is_percentage"].to_numpy(dtype=bool)
-           if "is_percentage" in benchmarks.columns and benchmarks["is_percentage"].notna().all()
-           else percentage_columns(M))
-    scale = benchmarks["scale"].astype(str).to_numpy() if "scale" in benchmarks.columns else np.where(pct, "percent", "")
+    pct = (
+        benchmarks["is_percentage"].to_numpy(dtype=bool)
+        if "is_percentage" in benchmarks.columns and benchmarks["is_percentage"].notna().all()
+        else percentage_columns(M)
+    )
+    scale = (
+        benchmarks["scale"].astype(str).to_numpy() if "scale" in benchmarks.columns else np.where(pct, "percent", "")
+    )
     table["scale"] = scale
     table["models_observed"] = np.isfinite(M).sum(axis=0)
     with np.errstate(all="ignore"):
@@ -253,9 +298,12 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--no-intervals", action="store_true", help="point predictions only (no reliability model needed)")
     c.add_argument("--out", help="write the full table as CSV here")
     c.add_argument("--top", type=_positive_int, default=25, help="rows of the readable table (most trusted first)")
-    c.add_argument("--accept-low-scores", action="store_true",
-                   help="accept scores in (0, 1] on percentage benchmarks where every model scores above 1 "
-                        "(otherwise taken for fractions such as 0.712 for 71.2%%)")
+    c.add_argument(
+        "--accept-low-scores",
+        action="store_true",
+        help="accept scores in (0, 1] on percentage benchmarks where every model scores above 1 "
+        "(otherwise taken for fractions such as 0.712 for 71.2%%)",
+    )
     b = sub.add_parser("benchmarks", help="list the benchmark ids `complete` knows, with scale and range")
     b.add_argument("--data", default=DEFAULT_DATA, help=f"ingested BenchPress tables (default {DEFAULT_DATA})")
     b.add_argument("--grep", help="only rows containing this text (case-insensitive)")

@@ -7,9 +7,9 @@ capped at ``n`` distinct items, so every method pays for what it looks at.
 from __future__ import annotations
 
 import time
-from pathlib import Path
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,14 +22,18 @@ from benchcast.oracle import Oracle
 from benchcast.splits import make_split
 
 
-def make_splits(matrix: ResponseMatrix, kind: str, trials: int, base_seed: int, params: dict | None = None) -> pd.DataFrame:
+def make_splits(
+    matrix: ResponseMatrix, kind: str, trials: int, base_seed: int, params: dict | None = None
+) -> pd.DataFrame:
     """All trials' splits as a tidy table: ``trial, model_id, role`` (``source``/``target``)."""
     acc = matrix.accuracy()
     rows = []
     for t in range(trials):
         split = make_split(kind, acc, seeding.rng(base_seed, t, "split"), params)
         for role, idx in (("source", split.source), ("target", split.target)):
-            rows.append(pd.DataFrame({"trial": np.int32(t), "model_id": [matrix.model_ids[i] for i in idx], "role": role}))
+            rows.append(
+                pd.DataFrame({"trial": np.int32(t), "model_id": [matrix.model_ids[i] for i in idx], "role": role})
+            )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -38,7 +42,9 @@ def splits_by_trial(splits: pd.DataFrame, matrix: ResponseMatrix) -> dict[int, t
     pos = {m: i for i, m in enumerate(matrix.model_ids)}
     out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for t, g in splits.groupby("trial", sort=True):
-        idx = {r: np.array([pos[m] for m in g.loc[g.role == r, "model_id"]], dtype=np.int64) for r in ("source", "target")}
+        idx = {
+            r: np.array([pos[m] for m in g.loc[g.role == r, "model_id"]], dtype=np.int64) for r in ("source", "target")
+        }
         out[int(t)] = (idx["source"], idx["target"])
     return out
 
@@ -46,7 +52,7 @@ def splits_by_trial(splits: pd.DataFrame, matrix: ResponseMatrix) -> dict[int, t
 @dataclass
 class JobResult:
     estimates: pd.DataFrame  # trial, model_id, estimate, truth
-    timing: pd.DataFrame     # trial, fit_seconds, estimate_seconds, fit_reused
+    timing: pd.DataFrame  # trial, fit_seconds, estimate_seconds, fit_reused
 
 
 @dataclass
@@ -55,11 +61,18 @@ class PrefitResult:
 
     kind: str
     fits: dict[int, object]
-    timing: pd.DataFrame     # trial, seconds (kind-specific columns)
+    timing: pd.DataFrame  # trial, seconds (kind-specific columns)
 
 
-def run_prefit(matrix: ResponseMatrix, splits: pd.DataFrame, kind: str, settings: Mapping, budgets: list[int],
-               base_seed: int, log: Callable[[str], None] = lambda s: None) -> PrefitResult:
+def run_prefit(
+    matrix: ResponseMatrix,
+    splits: pd.DataFrame,
+    kind: str,
+    settings: Mapping,
+    budgets: list[int],
+    base_seed: int,
+    log: Callable[[str], None] = lambda s: None,
+) -> PrefitResult:
     """Make every trial's ``kind`` prefit (one workflow job per dataset, split and configuration)."""
     by_trial = splits_by_trial(splits, matrix)
     log(f"{matrix.dataset}: {kind} prefit of {len(by_trial)} trials")
@@ -97,13 +110,22 @@ class Progress:
             self.last = now
             elapsed = now - self.start
             remaining = elapsed / done * (self.total - done) if done else float("nan")
-            self.log(f"{self.label}: trial {done} of {self.total}, elapsed {elapsed:.1f}s, "
-                     f"expected remaining {remaining:.1f}s")
+            self.log(
+                f"{self.label}: trial {done} of {self.total}, elapsed {elapsed:.1f}s, "
+                f"expected remaining {remaining:.1f}s"
+            )
 
 
-def run_job(matrix: ResponseMatrix, splits: pd.DataFrame, method: str, method_params: dict | None,
-            budget: int, base_seed: int, log: Callable[[str], None] = lambda s: None,
-            prefit: PrefitResult | Mapping[int, object] | None = None) -> JobResult:
+def run_job(
+    matrix: ResponseMatrix,
+    splits: pd.DataFrame,
+    method: str,
+    method_params: dict | None,
+    budget: int,
+    base_seed: int,
+    log: Callable[[str], None] = lambda s: None,
+    prefit: PrefitResult | Mapping[int, object] | None = None,
+) -> JobResult:
     """Run ``method`` at budget ``n`` on every trial of ``splits``.
 
     ``method_params`` may carry ``max_trials`` (not passed to the method): only the first
@@ -157,13 +179,17 @@ def run_job(matrix: ResponseMatrix, splits: pd.DataFrame, method: str, method_pa
             raise RuntimeError(f"{method} returned shape {est.shape}, expected ({len(tgt)},)")
         if (oracle.spent > budget).any():  # the oracle already refuses; this guards future oracles
             raise RuntimeError(f"{method} exceeded its budget")
-        est_frames.append(pd.DataFrame({
-            "trial": np.int32(trial),
-            "model_id": [matrix.model_ids[i] for i in tgt],
-            "estimate": est,
-            "truth": truth_all[tgt],
-            "items_queried": oracle.spent.astype(np.int32),
-        }))
+        est_frames.append(
+            pd.DataFrame(
+                {
+                    "trial": np.int32(trial),
+                    "model_id": [matrix.model_ids[i] for i in tgt],
+                    "estimate": est,
+                    "truth": truth_all[tgt],
+                    "items_queried": oracle.spent.astype(np.int32),
+                }
+            )
+        )
         timing_rows.append((trial, t1 - t0, t2 - t1, reused))
         progress(k + 1)
     timing = pd.DataFrame(timing_rows, columns=["trial", "fit_seconds", "estimate_seconds", "fit_reused"])

@@ -37,7 +37,7 @@ def model_similarity(target_rows: np.ndarray, source_rows: np.ndarray) -> np.nda
     t = target_rows.astype(np.float64)
     s = source_rows.astype(np.float64)
     n = t.shape[1]
-    agree = (t @ s.T + (1 - t) @ (1 - s).T) / n                  # c_obs, (T, M)
+    agree = (t @ s.T + (1 - t) @ (1 - s).T) / n  # c_obs, (T, M)
     pt, ps = t.mean(axis=1)[:, None], s.mean(axis=1)[None, :]
     c_exp = pt * ps + (1 - pt) * (1 - ps)
     denom = 1.0 - c_exp

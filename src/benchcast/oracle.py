@@ -20,8 +20,9 @@ class Oracle:
             raise ValueError("oracle scores must be (targets, items)")
         n_items = scores.shape[1]
         if budget > n_items:
-            raise BudgetExceeded(f"budget n={budget} exceeds the benchmark's {n_items} items; "
-                                 "fix: choose n <= number of items")
+            raise BudgetExceeded(
+                f"budget n={budget} exceeds the benchmark's {n_items} items; fix: choose n <= number of items"
+            )
         self._scores = scores
         self.budget = int(budget)
         self._seen = np.zeros(scores.shape, dtype=bool)

@@ -7,9 +7,9 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
 _META = {"Software": None}  # no version string in the file
 
@@ -20,8 +20,15 @@ def _save(fig, path: str | Path) -> None:
     plt.close(fig)
 
 
-def annotated_heatmap(values: pd.DataFrame, labels: pd.DataFrame, path: str | Path, title: str,
-                      colour_label: str, cmap: str = "viridis", center: float | None = None) -> None:
+def annotated_heatmap(
+    values: pd.DataFrame,
+    labels: pd.DataFrame,
+    path: str | Path,
+    title: str,
+    colour_label: str,
+    cmap: str = "viridis",
+    center: float | None = None,
+) -> None:
     """Rows x columns heatmap with one text label per cell (the paper's Figures 2-4, 6-11 style)."""
     v = values.to_numpy(dtype=float)
     fig, ax = plt.subplots(figsize=(1.25 * v.shape[1] + 3, 0.42 * v.shape[0] + 2))
@@ -34,8 +41,15 @@ def annotated_heatmap(values: pd.DataFrame, labels: pd.DataFrame, path: str | Pa
     ax.set_yticks(range(v.shape[0]), labels.index, fontsize=8)
     for i in range(v.shape[0]):
         for j in range(v.shape[1]):
-            ax.text(j, i, str(labels.iat[i, j]).replace(" (", "\n("), ha="center", va="center", fontsize=6.5,
-                    color="white" if np.isfinite(v[i, j]) and v[i, j] < np.nanmean(v) else "black")
+            ax.text(
+                j,
+                i,
+                str(labels.iat[i, j]).replace(" (", "\n("),
+                ha="center",
+                va="center",
+                fontsize=6.5,
+                color="white" if np.isfinite(v[i, j]) and v[i, j] < np.nanmean(v) else "black",
+            )
     fig.colorbar(im, ax=ax, label=colour_label)
     ax.set_title(title, fontsize=10)
     _save(fig, path)
@@ -51,8 +65,12 @@ def binned_bars(series: dict[str, pd.DataFrame], path: str | Path, title: str) -
         x = np.arange(len(df))
         ax.bar(x + k * width, df["mean_normalized_gap"], width, label=name)
     first = series[names[0]]
-    ax.set_xticks(np.arange(len(first)) + 0.4 - width / 2, [f"{lo:.2f}-{hi:.2f}" for lo, hi in zip(first.lo, first.hi)],
-                  rotation=30, fontsize=8)
+    ax.set_xticks(
+        np.arange(len(first)) + 0.4 - width / 2,
+        [f"{lo:.2f}-{hi:.2f}" for lo, hi in zip(first.lo, first.hi)],
+        rotation=30,
+        fontsize=8,
+    )
     ax.set_xlabel("model similarity to source models (eq. 4)")
     ax.set_ylabel("mean normalized estimation gap (eq. 6)")
     ax.set_title(title, fontsize=10)
@@ -65,8 +83,11 @@ def grid_heatmaps(table: pd.DataFrame, transforms: list[str], methods: list[str]
     per cell); greener = better. ``table`` has columns transform, method, medape, medae, coverage."""
     t = [x for x in transforms if x in set(table["transform"])]
     m = [x for x in methods if x in set(table["method"])]
-    panels = [("medape", "MedAPE (%)", "RdYlGn_r", "{:.2f}"), ("medae", "MedAE (points)", "RdYlGn_r", "{:.2f}"),
-              ("coverage", "coverage", "RdYlGn", "{:.0%}")]
+    panels = [
+        ("medape", "MedAPE (%)", "RdYlGn_r", "{:.2f}"),
+        ("medae", "MedAE (points)", "RdYlGn_r", "{:.2f}"),
+        ("coverage", "coverage", "RdYlGn", "{:.0%}"),
+    ]
     fig, axes = plt.subplots(1, 3, figsize=(3 * (0.75 * len(m) + 1.5), 0.5 * len(t) + 2.2))
     for ax, (col, label, cmap, fmt) in zip(np.atleast_1d(axes), panels):
         grid = table.pivot(index="transform", columns="method", values=col).reindex(index=t, columns=m)

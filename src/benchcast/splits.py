@@ -41,7 +41,7 @@ def extrapolation_split(accuracy: np.ndarray, source_fraction: float = 0.5, targ
     m = len(accuracy)
     order = np.argsort(accuracy, kind="stable")
     n_source, n_target = int(source_fraction * m), int(target_fraction * m)
-    return Split(source=np.sort(order[:n_source]), target=np.sort(order[m - n_target:]))
+    return Split(source=np.sort(order[:n_source]), target=np.sort(order[m - n_target :]))
 
 
 SPLITS = ("interpolation", "extrapolation")

@@ -22,8 +22,14 @@ def to_markdown(df: pd.DataFrame, digits: int = 2, index: bool = False) -> str:
     return "\n".join([head, sep, *body]) + "\n"
 
 
-def write_table(df: pd.DataFrame, csv: str | Path | None = None, md: str | Path | None = None,
-                digits: int = 2, index: bool = False, title: str | None = None) -> None:
+def write_table(
+    df: pd.DataFrame,
+    csv: str | Path | None = None,
+    md: str | Path | None = None,
+    digits: int = 2,
+    index: bool = False,
+    title: str | None = None,
+) -> None:
     if csv is not None:
         Path(csv).parent.mkdir(parents=True, exist_ok=True)
         df.to_csv(csv, index=index, float_format="%.4f")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 
 def single_threaded() -> None:
@@ -29,7 +29,7 @@ def single_threaded() -> None:
     threadpool_limits(1)
 
 
-def job_logger(snakemake) -> Callable[[str], None]:  # noqa: ANN001 - the Snakemake script object
+def job_logger(snakemake) -> Callable[[str], None]:
     """Return ``log(msg)`` that appends timestamped lines to the rule's ``log:`` file (flushed).
 
     It also routes a failure of the job to where users look (:func:`report_failures`): Snakemake

@@ -33,8 +33,8 @@ ALS solver batches the per-row ridge systems over rows *and* ensemble members.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -136,10 +136,10 @@ def bench_knn(Z: np.ndarray, k: int = 5, min_shared: int = 5) -> np.ndarray:
     ok = (ps.n >= min_shared) & (ps.sxx > 1e-12) & (ps.syy > 1e-12) & np.isfinite(corr)
     np.fill_diagonal(ok, False)
     score = np.where(ok, corr, -np.inf)
-    top = _stable_top(score, k)                         # (B, k)
+    top = _stable_top(score, k)  # (B, k)
     top_ok = np.take_along_axis(ok, top, axis=1)
     top_w = np.maximum(np.take_along_axis(np.where(ok, corr, 0.0), top, axis=1), 0.01)
-    zs = np.where(obs, (Z - cm) / cs, 0.0)               # re-standardized scores, 0 where missing
+    zs = np.where(obs, (Z - cm) / cs, 0.0)  # re-standardized scores, 0 where missing
     pred = np.empty_like(Z)
     for t in range(B):
         cols = top[t][top_ok[t]]
@@ -194,7 +194,6 @@ def bench_reg(Z: np.ndarray, k: int = 5, min_r2: float = 0.2, min_shared: int = 
     The top ``k`` by R^2 are kept, then those with R^2 < ``min_r2`` dropped. A missing cell is
     predicted from the kept predictors the model has observed; none -> left unpredicted (NaN).
     """
-    B = Z.shape[1]
     obs = ~np.isnan(Z)
     ps = pair_moments(Z)
     valid = (ps.n >= min_shared) & (ps.syy >= 1e-10) & (ps.sxx >= 1e-10)
@@ -203,7 +202,7 @@ def bench_reg(Z: np.ndarray, k: int = 5, min_r2: float = 0.2, min_shared: int = 
         slope = ps.sxy / ps.sxx
         r2 = np.where(valid, ps.sxy * ps.sxy / (ps.sxx * ps.syy), -1.0)
     intercept = ps.mean_y - slope * ps.mean_x
-    np.fill_diagonal(r2, -np.inf)                         # a benchmark never predicts itself
+    np.fill_diagonal(r2, -np.inf)  # a benchmark never predicts itself
     top = _stable_top(r2, k)
     X = np.where(obs, Z, 0.0)
     pred = np.full_like(Z, np.nan)
@@ -250,7 +249,7 @@ def soft_impute(Z: np.ndarray, rank: int = 2, max_iter: int = 100, tol: float = 
     for _ in range(max_iter):
         prev = cur
         cur = np.where(obs, work, _truncated(prev, rank))
-        rel = np.sqrt(np.mean((cur - prev) ** 2)) / (np.sqrt(np.mean(prev ** 2)) + 1e-12)
+        rel = np.sqrt(np.mean((cur - prev) ** 2)) / (np.sqrt(np.mean(prev**2)) + 1e-12)
         if rel < tol:
             break
     return cur
@@ -268,8 +267,16 @@ def _als_init(seeds: list[int], n_rows: int, n_cols: int, rank: int) -> tuple[np
     return U, V
 
 
-def bias_als(Z: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int = 40, n_ensemble: int = 10,
-             base_seed: int = 42, offsets: str = "learned", return_members: bool = False):
+def bias_als(
+    Z: np.ndarray,
+    rank: int = 2,
+    lam: float = 0.1,
+    n_iter: int = 40,
+    n_ensemble: int = 10,
+    base_seed: int = 42,
+    offsets: str = "learned",
+    return_members: bool = False,
+):
     """Eqs. 13-14: global level + model offset + benchmark offset + rank-R correction, by ALS.
 
     ``offsets="learned"`` (default, the paper code): each row update solves the ridge
@@ -287,16 +294,31 @@ def bias_als(Z: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int = 40, n
     Returns the averaged matrix (observed cells kept), and with ``return_members=True`` also
     the (E, M, B) member predictions (used for ensemble-spread reliability).
     """
-    out = bias_als_batch(np.asarray(Z, dtype=np.float64)[None], rank=rank, lam=lam, n_iter=n_iter,
-                         n_ensemble=n_ensemble, base_seed=base_seed, offsets=offsets,
-                         return_members=return_members)
+    out = bias_als_batch(
+        np.asarray(Z, dtype=np.float64)[None],
+        rank=rank,
+        lam=lam,
+        n_iter=n_iter,
+        n_ensemble=n_ensemble,
+        base_seed=base_seed,
+        offsets=offsets,
+        return_members=return_members,
+    )
     if return_members:
         return out[0][0], out[1][0]
     return out[0]
 
 
-def bias_als_batch(Zs: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int = 40, n_ensemble: int = 10,
-                   base_seed: int = 42, offsets: str = "learned", return_members: bool = False):
+def bias_als_batch(
+    Zs: np.ndarray,
+    rank: int = 2,
+    lam: float = 0.1,
+    n_iter: int = 40,
+    n_ensemble: int = 10,
+    base_seed: int = 42,
+    offsets: str = "learned",
+    return_members: bool = False,
+):
     """:func:`bias_als` on a stack of K matrices (K, M, B) with different missing cells at once.
 
     Each matrix is fitted independently (same starts for every matrix); batching them turns
@@ -308,22 +330,22 @@ def bias_als_batch(Zs: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int 
     Zs = np.asarray(Zs, dtype=np.float64)
     K, n_rows, n_cols = Zs.shape
     obs = ~np.isnan(Zs)
-    O = obs.astype(np.float64)[:, None]                        # (K, 1, n, m)
+    O = obs.astype(np.float64)[:, None]  # (K, 1, n, m)
     OT = np.swapaxes(O, -1, -2)
-    work = np.where(obs, Zs, 0.0)[:, None]                      # (K, 1, n, m)
+    work = np.where(obs, Zs, 0.0)[:, None]  # (K, 1, n, m)
     seeds = [base_seed + e for e in range(n_ensemble)]
     U0, V0 = _als_init(seeds, n_rows, n_cols, rank)
-    U = np.broadcast_to(U0, (K,) + U0.shape).copy()            # (K, E, n, r)
+    U = np.broadcast_to(U0, (K,) + U0.shape).copy()  # (K, E, n, r)
     V = np.broadcast_to(V0, (K,) + V0.shape).copy()
-    has_row = obs.any(axis=2)[:, None, :, None]                 # (K, 1, n, 1)
-    has_col = obs.any(axis=1)[:, None, :, None]                 # (K, 1, m, 1)
-    n_obs = np.maximum(O.sum(axis=(2, 3)), 1.0)                 # (K, 1)
+    has_row = obs.any(axis=2)[:, None, :, None]  # (K, 1, n, 1)
+    has_col = obs.any(axis=1)[:, None, :, None]  # (K, 1, m, 1)
+    n_obs = np.maximum(O.sum(axis=(2, 3)), 1.0)  # (K, 1)
     if offsets == "observed_means":
         mu0 = work.sum(axis=(2, 3), keepdims=True) / n_obs[..., None, None]
         with np.errstate(invalid="ignore", divide="ignore"):
             a0 = np.where(has_row[..., 0], work.sum(3) / O.sum(3) - mu0[..., 0], 0.0)
             c0 = np.where(has_col[..., 0], work.sum(2) / O.sum(2) - mu0[..., 0], 0.0)
-        base = mu0 + a0[..., :, None] + c0[..., None, :]        # (K, 1, n, m)
+        base = mu0 + a0[..., :, None] + c0[..., None, :]  # (K, 1, n, m)
         resid = (work - base) * O
         eye = lam * np.eye(rank)
         for _ in range(n_iter):
@@ -337,8 +359,12 @@ def bias_als_batch(Zs: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int 
     else:
         mu, a, c, U, V = _bias_als_learned(Zs, obs, rank, lam, n_iter, U, V)
         # (K, E, n, m) member completions: mu + a_i + c_j + U_i . V_j
-        members = (mu[:, :, None, None] + np.moveaxis(a, 2, 1)[..., :, None] + np.moveaxis(c, 2, 1)[..., None, :]
-                   + np.moveaxis(U, 2, 1) @ np.moveaxis(V, 2, 1).swapaxes(-1, -2))
+        members = (
+            mu[:, :, None, None]
+            + np.moveaxis(a, 2, 1)[..., :, None]
+            + np.moveaxis(c, 2, 1)[..., None, :]
+            + np.moveaxis(U, 2, 1) @ np.moveaxis(V, 2, 1).swapaxes(-1, -2)
+        )
     avg = members.mean(axis=1)
     out = np.where(obs, Zs, avg)
     if return_members:
@@ -357,9 +383,14 @@ def _solve_sym3(u: np.ndarray, b: np.ndarray, lam: float) -> np.ndarray:
     c11, c12, c22 = a00 * a22 - a02 * a02, a01 * a02 - a00 * a12, a00 * a11 - a01 * a01
     det = a00 * c00 + a01 * c01 + a02 * c02
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([(c00 * b0 + c01 * b1 + c02 * b2) / det,
-                     (c01 * b0 + c11 * b1 + c12 * b2) / det,
-                     (c02 * b0 + c12 * b1 + c22 * b2) / det], axis=-1)
+    return np.stack(
+        [
+            (c00 * b0 + c01 * b1 + c02 * b2) / det,
+            (c01 * b0 + c11 * b1 + c12 * b2) / det,
+            (c02 * b0 + c12 * b1 + c22 * b2) / det,
+        ],
+        axis=-1,
+    )
 
 
 def _bias_als_learned(Zs, obs, rank, lam, n_iter, U_init, V_init):
@@ -381,9 +412,9 @@ def _bias_als_learned(Zs, obs, rank, lam, n_iter, U_init, V_init):
     O = obs.astype(np.float64)
     W = np.where(obs, Zs, 0.0)
     OT = np.swapaxes(O, 1, 2)
-    OWr = np.concatenate([W, O], axis=2)                                    # (K, n, 2m)
-    OWc = np.concatenate([np.swapaxes(W, 1, 2), OT], axis=2)                # (K, m, 2n)
-    U = np.moveaxis(U_init, 1, 2).copy()                                    # (K, n, E, r)
+    OWr = np.concatenate([W, O], axis=2)  # (K, n, 2m)
+    OWc = np.concatenate([np.swapaxes(W, 1, 2), OT], axis=2)  # (K, m, 2n)
+    U = np.moveaxis(U_init, 1, 2).copy()  # (K, n, E, r)
     V = np.moveaxis(V_init, 1, 2).copy()
     a, c = np.zeros((K, n, E)), np.zeros((K, m, E))
     n_row, n_col = O.sum(2), O.sum(1)
@@ -395,10 +426,10 @@ def _bias_als_learned(Zs, obs, rank, lam, n_iter, U_init, V_init):
 
     def ridge(Ob, OWb, F, off):
         q = F.shape[1]
-        X = np.concatenate([np.ones(F.shape[:-1] + (1,)), F], axis=-1)     # (K, q, E, r1)
+        X = np.concatenate([np.ones(F.shape[:-1] + (1,)), F], axis=-1)  # (K, q, E, r1)
         prods = np.stack([X[..., p] * X[..., t] for p, t in zip(*iu)], axis=-1)
         Au = (Ob @ prods.reshape(K, q, -1)).reshape(K, Ob.shape[1], E, -1)  # upper triangles of X^T O X
-        shift = -(mu[:, None, :] + off)[..., None] * X                       # -(mu + offset) X
+        shift = -(mu[:, None, :] + off)[..., None] * X  # -(mu + offset) X
         b = (OWb @ np.concatenate([X, shift], axis=1).reshape(K, 2 * q, -1)).reshape(K, Ob.shape[1], E, r1)
         if r1 == 3:
             return _solve_sym3(Au, b, lam)
@@ -415,13 +446,15 @@ def _bias_als_learned(Zs, obs, rank, lam, n_iter, U_init, V_init):
         c = np.where(has_col, sol[..., 0], c)
         V = np.where(has_col[..., None], sol[..., 1:], V)
         OV = (O @ V.reshape(K, m, E * rank)).reshape(K, n, E, rank)
-        mu = (sum_w[:, None] - (a * n_row[:, :, None]).sum(1) - (c * n_col[:, :, None]).sum(1)
-              - (U * OV).sum(axis=(1, 3))) / n_obs[:, None]
+        mu = (
+            sum_w[:, None] - (a * n_row[:, :, None]).sum(1) - (c * n_col[:, :, None]).sum(1) - (U * OV).sum(axis=(1, 3))
+        ) / n_obs[:, None]
     return mu, a, c, U, V
 
 
-def bias_als_reference(Z: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int = 40, n_ensemble: int = 10,
-                       base_seed: int = 42) -> np.ndarray:
+def bias_als_reference(
+    Z: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: int = 40, n_ensemble: int = 10, base_seed: int = 42
+) -> np.ndarray:
     """Straightforward per-row / per-column loop version of :func:`bias_als` (learned offsets).
 
     The baseline the vectorized solver is checked and timed against (tests,
@@ -462,8 +495,9 @@ def bias_als_reference(Z: np.ndarray, rank: int = 2, lam: float = 0.1, n_iter: i
     return _fill_missing(Z, total / n_ensemble)
 
 
-def nmf(Z: np.ndarray, rank: int = 2, max_iter: int = 500, lr: float = 5e-4, reg: float = 0.01,
-        seed: int = 42) -> np.ndarray:
+def nmf(
+    Z: np.ndarray, rank: int = 2, max_iter: int = 500, lr: float = 5e-4, reg: float = 0.01, seed: int = 42
+) -> np.ndarray:
     """Eq. 15: masked non-negative factorization of the column-shifted matrix.
 
     Columns with a negative observed minimum are shifted by ``-min + 0.1``; ``W, H`` start at
@@ -487,8 +521,9 @@ def nmf(Z: np.ndarray, rank: int = 2, max_iter: int = 500, lr: float = 5e-4, reg
     return _fill_missing(Z, W @ H - shift)
 
 
-def pmf(Z: np.ndarray, rank: int = 2, max_iter: int = 300, lr: float = 1e-3, reg: float = 0.1,
-        seed: int = 42) -> np.ndarray:
+def pmf(
+    Z: np.ndarray, rank: int = 2, max_iter: int = 300, lr: float = 1e-3, reg: float = 0.1, seed: int = 42
+) -> np.ndarray:
     """Eq. 16: masked L2-regularized factorization ``U V^T`` by gradient descent (U, then V)."""
     obs = ~np.isnan(Z)
     X = np.where(obs, Z, 0.0)
@@ -534,8 +569,12 @@ def mlp(Z: np.ndarray, lr: float = 1e-3, hidden: int = 32, epochs: int = 500, n_
         g = np.random.default_rng(seed)
         b1 = 1.0 / np.sqrt(B)
         b2 = 1.0 / np.sqrt(hidden)
-        params = [g.uniform(-b1, b1, (B, hidden)), g.uniform(-b1, b1, hidden),
-                  g.uniform(-b2, b2, (hidden, B)), g.uniform(-b2, b2, B)]
+        params = [
+            g.uniform(-b1, b1, (B, hidden)),
+            g.uniform(-b1, b1, hidden),
+            g.uniform(-b2, b2, (hidden, B)),
+            g.uniform(-b2, b2, B),
+        ]
         m = [np.zeros_like(p) for p in params]
         v = [np.zeros_like(p) for p in params]
         for step in range(1, epochs + 1):
@@ -552,8 +591,8 @@ def mlp(Z: np.ndarray, lr: float = 1e-3, hidden: int = 32, epochs: int = 500, n_
             for p_i, grad in enumerate((dW1, dc1, dW2, dc2)):
                 m[p_i] = 0.9 * m[p_i] + 0.1 * grad
                 v[p_i] = 0.999 * v[p_i] + 0.001 * grad * grad
-                m_hat = m[p_i] / (1.0 - 0.9 ** step)
-                v_hat = v[p_i] / (1.0 - 0.999 ** step)
+                m_hat = m[p_i] / (1.0 - 0.9**step)
+                v_hat = v[p_i] / (1.0 - 0.999**step)
                 params[p_i] = params[p_i] - lr * m_hat / (np.sqrt(v_hat) + 1e-8)
         W1, c1, W2, c2 = params
         preds.append((np.maximum(X @ W1 + c1, 0.0) @ W2 + c2) * cs + cm)
@@ -573,22 +612,27 @@ class Completer:
     grid: list[dict] = field(default_factory=lambda: [{}])
 
 
-COMPLETERS: dict[str, Completer] = {c.name: c for c in [
-    Completer("benchmark_mean", "Bench-Mean", benchmark_mean),
-    Completer("model_mean", "Model-Mean", model_mean),
-    Completer("bench_knn", "Bench-KNN", bench_knn, [{"k": k} for k in (3, 5, 7, 10)]),
-    Completer("model_knn", "Model-KNN", model_knn, [{"k": k} for k in (3, 5, 7, 10)]),
-    Completer("bench_reg", "BenchReg", bench_reg,
-              [{"k": k, "min_r2": r} for k in (3, 5, 7) for r in (0.1, 0.2, 0.3)]),
-    Completer("model_reg", "ModelReg", model_reg,
-              [{"k": k, "min_r2": r} for k in (3, 5, 7) for r in (0.1, 0.2, 0.3)]),
-    Completer("soft_impute", "Soft-Impute", soft_impute, [{"rank": 2}]),
-    Completer("bias_als", "Bias ALS", bias_als, [{"rank": 2, "lam": lam} for lam in (0.01, 0.1, 1.0)]),
-    Completer("nmf", "NMF", nmf, [{"rank": r} for r in (1, 2, 3, 5)]),
-    Completer("pmf", "PMF", pmf, [{"rank": r} for r in (1, 2, 3, 5)]),
-    Completer("nuclear_norm", "Nuclear", nuclear_norm, [{"lam": lam} for lam in (0.1, 0.5, 1.0, 5.0)]),
-    Completer("mlp", "MLP", mlp, [{"lr": lr} for lr in (1e-4, 1e-3, 1e-2)]),
-]}
+COMPLETERS: dict[str, Completer] = {
+    c.name: c
+    for c in [
+        Completer("benchmark_mean", "Bench-Mean", benchmark_mean),
+        Completer("model_mean", "Model-Mean", model_mean),
+        Completer("bench_knn", "Bench-KNN", bench_knn, [{"k": k} for k in (3, 5, 7, 10)]),
+        Completer("model_knn", "Model-KNN", model_knn, [{"k": k} for k in (3, 5, 7, 10)]),
+        Completer(
+            "bench_reg", "BenchReg", bench_reg, [{"k": k, "min_r2": r} for k in (3, 5, 7) for r in (0.1, 0.2, 0.3)]
+        ),
+        Completer(
+            "model_reg", "ModelReg", model_reg, [{"k": k, "min_r2": r} for k in (3, 5, 7) for r in (0.1, 0.2, 0.3)]
+        ),
+        Completer("soft_impute", "Soft-Impute", soft_impute, [{"rank": 2}]),
+        Completer("bias_als", "Bias ALS", bias_als, [{"rank": 2, "lam": lam} for lam in (0.01, 0.1, 1.0)]),
+        Completer("nmf", "NMF", nmf, [{"rank": r} for r in (1, 2, 3, 5)]),
+        Completer("pmf", "PMF", pmf, [{"rank": r} for r in (1, 2, 3, 5)]),
+        Completer("nuclear_norm", "Nuclear", nuclear_norm, [{"lam": lam} for lam in (0.1, 0.5, 1.0, 5.0)]),
+        Completer("mlp", "MLP", mlp, [{"lr": lr} for lr in (1e-4, 1e-3, 1e-2)]),
+    ]
+}
 
 
 def get_completer(name: str) -> Completer:

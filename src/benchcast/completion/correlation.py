@@ -56,12 +56,12 @@ class PairMoments:
     ``syy`` are clipped at 0.
     """
 
-    n: np.ndarray       # shared entries
+    n: np.ndarray  # shared entries
     mean_x: np.ndarray  # mean of the partner over the shared entries
     mean_y: np.ndarray  # mean of the target over the shared entries
-    sxx: np.ndarray     # sum (x - mean_x)^2
-    syy: np.ndarray     # sum (y - mean_y)^2
-    sxy: np.ndarray     # sum (x - mean_x)(y - mean_y)
+    sxx: np.ndarray  # sum (x - mean_x)^2
+    syy: np.ndarray  # sum (y - mean_y)^2
+    sxy: np.ndarray  # sum (x - mean_x)(y - mean_y)
 
     def pearson(self) -> np.ndarray:
         """Signed Pearson r; NaN / inf where a pair has no shared entry or a constant side."""
@@ -104,10 +104,10 @@ def pair_moments(A: np.ndarray, axis: int = 0, *, standardize: bool = False) -> 
         sd = np.nanstd(A, axis=axis) if standardize else None
     mu = np.where(np.isfinite(mu), mu, 0.0)
 
-    def along(v):        # a per-variable vector broadcast against A
+    def along(v):  # a per-variable vector broadcast against A
         return v[None, :] if axis == 0 else v[:, None]
 
-    def dot(P, Q):       # [t, p] = sum over the entries of variable t of P times variable p of Q
+    def dot(P, Q):  # [t, p] = sum over the entries of variable t of P times variable p of Q
         return P.T @ Q if axis == 0 else P @ Q.T
 
     if standardize:
@@ -137,15 +137,15 @@ def pair_moments(A: np.ndarray, axis: int = 0, *, standardize: bool = False) -> 
             sxy = sum_xy - sum_x * mean_y
             mean_x = mean_x + mu[None, :]
             mean_y = mean_y + mu[:, None]
-    return PairMoments(n=n, mean_x=mean_x, mean_y=mean_y, sxx=np.maximum(sxx, 0.0), syy=np.maximum(syy, 0.0),
-                       sxy=sxy)
+    return PairMoments(n=n, mean_x=mean_x, mean_y=mean_y, sxx=np.maximum(sxx, 0.0), syy=np.maximum(syy, 0.0), sxy=sxy)
 
 
-def _exact_abs_r(V: np.ndarray, obs: np.ndarray, a: np.ndarray, b: np.ndarray, size: int,
-                 constant: float) -> np.ndarray:
+def _exact_abs_r(
+    V: np.ndarray, obs: np.ndarray, a: np.ndarray, b: np.ndarray, size: int, constant: float
+) -> np.ndarray:
     """|r| of the row pairs ``(a[k], b[k])`` of ``V`` that share exactly ``size`` entries, two-pass."""
     shared = obs[a] & obs[b]
-    cols = np.nonzero(shared)[1].reshape(len(a), size)     # each pair's shared entries, in index order
+    cols = np.nonzero(shared)[1].reshape(len(a), size)  # each pair's shared entries, in index order
     x = V[a[:, None], cols]
     y = V[b[:, None], cols]
     xc = x - x.mean(axis=1, keepdims=True)
@@ -156,9 +156,17 @@ def _exact_abs_r(V: np.ndarray, obs: np.ndarray, a: np.ndarray, b: np.ndarray, s
     return np.where(den > 0, r, constant)
 
 
-def pairwise_abs_pearson(A: np.ndarray, axis: int = 0, min_shared: int = 3, *, below: float = np.nan,
-                         constant: float = np.nan, method: str = "exact", rel_tol: float = 1e-6,
-                         return_counts: bool = False):
+def pairwise_abs_pearson(
+    A: np.ndarray,
+    axis: int = 0,
+    min_shared: int = 3,
+    *,
+    below: float = np.nan,
+    constant: float = np.nan,
+    method: str = "exact",
+    rel_tol: float = 1e-6,
+    return_counts: bool = False,
+):
     """|Pearson r| between every pair of columns (``axis=0``) or rows (``axis=1``) over shared entries.
 
     Parameters
@@ -193,7 +201,7 @@ def pairwise_abs_pearson(A: np.ndarray, axis: int = 0, min_shared: int = 3, *, b
         np.fill_diagonal(enough, False)
         R = np.where(enough, np.where(defined, np.minimum(r, 1.0), constant), below)
     else:
-        V = A.T if axis == 0 else A                       # variables as rows
+        V = A.T if axis == 0 else A  # variables as rows
         obs = np.isfinite(V)
         O = obs.astype(np.float64)
         n = O @ O.T

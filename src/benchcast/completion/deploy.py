@@ -49,13 +49,23 @@ FORMAT_VERSION = 2
 def _export_estimator(model: RiskModel) -> dict:
     est = model.estimator
     if hasattr(est, "coefs_"):
-        layers = [{"weight": np.asarray(W).tolist(), "bias": np.asarray(b).tolist()}
-                  for W, b in zip(est.coefs_, est.intercepts_)]
+        layers = [
+            {"weight": np.asarray(W).tolist(), "bias": np.asarray(b).tolist()}
+            for W, b in zip(est.coefs_, est.intercepts_)
+        ]
     else:
-        layers = [{"weight": np.asarray(est.coef_, dtype=np.float64).reshape(-1, 1).tolist(),
-                   "bias": [float(np.ravel(est.intercept_)[0])]}]
-    return {"architecture": list(model.architecture), "layers": layers,
-            "scaler_mean": model.scaler.mean_.tolist(), "scaler_scale": model.scaler.scale_.tolist()}
+        layers = [
+            {
+                "weight": np.asarray(est.coef_, dtype=np.float64).reshape(-1, 1).tolist(),
+                "bias": [float(np.ravel(est.intercept_)[0])],
+            }
+        ]
+    return {
+        "architecture": list(model.architecture),
+        "layers": layers,
+        "scaler_mean": model.scaler.mean_.tolist(),
+        "scaler_scale": model.scaler.scale_.tolist(),
+    }
 
 
 @dataclass
@@ -76,7 +86,7 @@ class DeployedReliability:
     trust_threshold: float
     trust_risk: list[float]
     trust_probability: list[float]
-    heldout: dict = field(default_factory=dict)     # coverage / width measured on the calibration cells
+    heldout: dict = field(default_factory=dict)  # coverage / width measured on the calibration cells
     # How it was calibrated: "folds" (the paper's held-out cells of known models) or "new_model"
     # (leave-models-out cells with k known scores: benchcast.completion.new_model).
     calibration: str = "folds"
@@ -122,27 +132,43 @@ class DeployedReliability:
         tmp.replace(path)
 
     @classmethod
-    def from_json(cls, path: str | Path) -> "DeployedReliability":
+    def from_json(cls, path: str | Path) -> DeployedReliability:
         try:
             doc = json.loads(Path(path).read_text())
         except FileNotFoundError:
-            raise DataError(path, "(file)", "reliability model not found",
-                            "build it with `snakemake results/models/benchpress/reliability.json --cores all` "
-                            "(rule bp_deploy) or pass --reliability") from None
+            raise DataError(
+                path,
+                "(file)",
+                "reliability model not found",
+                "build it with `snakemake results/models/benchpress/reliability.json --cores all` "
+                "(rule bp_deploy) or pass --reliability",
+            ) from None
         except json.JSONDecodeError as exc:
             raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "rebuild the reliability model") from None
         if doc.get("format_version") != FORMAT_VERSION:
-            raise DataError(path, "format_version", f"is {doc.get('format_version')!r}, expected {FORMAT_VERSION}",
-                            "rebuild the reliability model with this version of benchcast")
+            raise DataError(
+                path,
+                "format_version",
+                f"is {doc.get('format_version')!r}, expected {FORMAT_VERSION}",
+                "rebuild the reliability model with this version of benchcast",
+            )
         try:
             return cls(**doc)
         except TypeError as exc:
             raise DataError(path, "(keys)", str(exc), "rebuild the reliability model") from None
 
 
-def build_deployed(features: pd.DataFrame, kind: str = "hybrid", level: float = 0.9, threshold: float = 10.0,
-                   bins: int = 20, seed: int = 42, n_jobs: int = 1,
-                   lfo: RiskEstimate | None = None, scale: np.ndarray | None = None) -> tuple[DeployedReliability, dict]:
+def build_deployed(
+    features: pd.DataFrame,
+    kind: str = "hybrid",
+    level: float = 0.9,
+    threshold: float = 10.0,
+    bins: int = 20,
+    seed: int = 42,
+    n_jobs: int = 1,
+    lfo: RiskEstimate | None = None,
+    scale: np.ndarray | None = None,
+) -> tuple[DeployedReliability, dict]:
     """Fit the deployable reliability model from the per-cell fold feature table.
 
     ``features`` is :func:`benchcast.completion.reliability.fold_features` of the held-out
@@ -168,13 +194,24 @@ def build_deployed(features: pd.DataFrame, kind: str = "hybrid", level: float = 
     final = fit_risk_model(X[good], y[good], features["fold_id"].to_numpy()[good], seed=seed)
     exported = _export_estimator(final)
     model = DeployedReliability(
-        features=names, architecture=exported["architecture"], layers=exported["layers"],
-        scaler_mean=exported["scaler_mean"], scaler_scale=exported["scaler_scale"], conformal_scale=q,
-        level=level, trust_threshold=threshold, trust_risk=trust.bin_risk_median.tolist(),
+        features=names,
+        architecture=exported["architecture"],
+        layers=exported["layers"],
+        scaler_mean=exported["scaler_mean"],
+        scaler_scale=exported["scaler_scale"],
+        conformal_scale=q,
+        level=level,
+        trust_threshold=threshold,
+        trust_risk=trust.bin_risk_median.tolist(),
         trust_probability=trust.bin_calibrated.tolist(),
         trust_scale="points" if scale is None else "percent_of_scale",
-        heldout={"coverage": conf.coverage, "median_width": conf.median_width, "cells": conf.n,
-                 "conformal_scale_median_per_fold": conf.scale_median})
+        heldout={
+            "coverage": conf.coverage,
+            "median_width": conf.median_width,
+            "cells": conf.n,
+            "conformal_scale_median_per_fold": conf.scale_median,
+        },
+    )
     # the exported network must reproduce the fitted estimator
     check = np.maximum(np.expm1(final.predict(X[good][:200])), 0.0)
     if not np.allclose(model.risk(X[good][:200]), check, rtol=1e-8, atol=1e-8):
@@ -182,9 +219,13 @@ def build_deployed(features: pd.DataFrame, kind: str = "hybrid", level: float = 
     return model, {"risk": lfo, "conformal": conf, "trust": trust}
 
 
-def complete_new_model(M: np.ndarray, benchmark_ids: list[str], known: dict[str, float],
-                       reliability: DeployedReliability | None,
-                       is_percentage: np.ndarray | None = None) -> pd.DataFrame:
+def complete_new_model(
+    M: np.ndarray,
+    benchmark_ids: list[str],
+    known: dict[str, float],
+    reliability: DeployedReliability | None,
+    is_percentage: np.ndarray | None = None,
+) -> pd.DataFrame:
     """Predict every benchmark a new model has no score for.
 
     Parameters
@@ -203,11 +244,7 @@ def complete_new_model(M: np.ndarray, benchmark_ids: list[str], known: dict[str,
     the benchmark's lowest valid score (:func:`~benchcast.completion.new_model.interval_floor`),
     upper bounds of percentage benchmarks at 100.
     """
-    from benchcast.completion.new_model import (
-        benchmark_scales,
-        interval_floor,
-        new_row_predictions,
-    )
+    from benchcast.completion.new_model import benchmark_scales, interval_floor, new_row_predictions
 
     col = {b: k for k, b in enumerate(benchmark_ids)}
     row = np.full(M.shape[1], np.nan)
@@ -219,7 +256,9 @@ def complete_new_model(M: np.ndarray, benchmark_ids: list[str], known: dict[str,
         pred = SELECTED_CONFIG.predict(M_aug)[-1]
     else:
         pred, feats = new_row_predictions(M_aug, missing)
-    out = pd.DataFrame({"benchmark_id": benchmark_ids, "known": ~np.isnan(row), "score": np.where(np.isnan(row), pred, row)})
+    out = pd.DataFrame(
+        {"benchmark_id": benchmark_ids, "known": ~np.isnan(row), "score": np.where(np.isnan(row), pred, row)}
+    )
     for c in ("lower", "upper", "risk", "trust_probability"):
         out[c] = np.nan
     out["calibrated_k"] = pd.array([pd.NA] * len(out), dtype="Int64")

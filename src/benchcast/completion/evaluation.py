@@ -12,9 +12,9 @@ prediction (the paper code's ``merge_results``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -43,8 +43,12 @@ def load_folds(path: str | Path, shape: tuple[int, int] | None = None) -> list[F
     try:
         doc = json.loads(path.read_text())
     except FileNotFoundError:
-        raise DataError(path, "(file)", "fold file does not exist",
-                        "point the benchpress study's folds at folds_s10_f3_bs42_ms1.json") from None
+        raise DataError(
+            path,
+            "(file)",
+            "fold file does not exist",
+            "point the benchpress study's folds at folds_s10_f3_bs42_ms1.json",
+        ) from None
     except json.JSONDecodeError as exc:
         raise DataError(path, f"(JSON, line {exc.lineno})", exc.msg, "re-download the fold file") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("folds"), list):
@@ -52,20 +56,35 @@ def load_folds(path: str | Path, shape: tuple[int, int] | None = None) -> list[F
     if shape is not None:
         file_shape = (doc.get("n_models"), doc.get("n_bench"))
         if file_shape != tuple(shape):
-            raise DataError(path, "n_models/n_bench", f"folds are for a {file_shape} matrix, the data is {tuple(shape)}",
-                            "use the fold file that belongs to this score matrix")
+            raise DataError(
+                path,
+                "n_models/n_bench",
+                f"folds are for a {file_shape} matrix, the data is {tuple(shape)}",
+                "use the fold file that belongs to this score matrix",
+            )
     folds = []
     for k, rec in enumerate(doc["folds"]):
         try:
             cells = np.asarray(rec["test_cells"], dtype=np.int64).reshape(-1, 2)
             seed, fold = int(rec["seed"]), int(rec["fold"])
         except (KeyError, TypeError, ValueError) as exc:
-            raise DataError(path, f"folds[{k}]", f"malformed record ({exc})",
-                            "each fold needs integer seed, fold and a list of [model, benchmark] test_cells") from None
-        if shape is not None and cells.size and (
-                cells.min() < 0 or cells[:, 0].max() >= shape[0] or cells[:, 1].max() >= shape[1]):
-            raise DataError(path, f"folds[{k}].test_cells", "a cell index lies outside the matrix",
-                            "use the fold file that belongs to this score matrix")
+            raise DataError(
+                path,
+                f"folds[{k}]",
+                f"malformed record ({exc})",
+                "each fold needs integer seed, fold and a list of [model, benchmark] test_cells",
+            ) from None
+        if (
+            shape is not None
+            and cells.size
+            and (cells.min() < 0 or cells[:, 0].max() >= shape[0] or cells[:, 1].max() >= shape[1])
+        ):
+            raise DataError(
+                path,
+                f"folds[{k}].test_cells",
+                "a cell index lies outside the matrix",
+                "use the fold file that belongs to this score matrix",
+            )
         folds.append(Fold(seed=seed, fold=fold, cells=cells))
     if not folds:
         raise DataError(path, "folds", "is empty", "pass a fold file with at least one fold")
@@ -77,8 +96,12 @@ def validate_folds(folds: list[Fold], observed: np.ndarray, source: str | Path |
     for f in folds:
         if not observed[f.cells[:, 0], f.cells[:, 1]].all():
             bad = f.cells[~observed[f.cells[:, 0], f.cells[:, 1]]][0]
-            raise DataError(source, f"seed {f.seed} fold {f.fold}", f"held-out cell {tuple(bad)} has no observed score",
-                            "the fold file does not belong to this score matrix")
+            raise DataError(
+                source,
+                f"seed {f.seed} fold {f.fold}",
+                f"held-out cell {tuple(bad)} has no observed score",
+                "the fold file does not belong to this score matrix",
+            )
         flat = f.cells[:, 0] * observed.shape[1] + f.cells[:, 1]
         if len(np.unique(flat)) != len(flat):
             raise DataError(source, f"seed {f.seed} fold {f.fold}", "lists a cell twice", "regenerate the folds")
@@ -105,10 +128,18 @@ def evaluate_predictor(M: np.ndarray, folds: list[Fold], predict: Callable[[np.n
         if pred.shape != M.shape:
             raise ValueError(f"predictor returned shape {pred.shape}, expected {M.shape}")
         i, j = f.cells[:, 0], f.cells[:, 1]
-        rows.append(pd.DataFrame({
-            "seed": np.full(len(i), f.seed, dtype=np.int64), "fold": np.full(len(i), f.fold, dtype=np.int64),
-            "model": i, "benchmark": j, "actual": M[i, j], "predicted": pred[i, j],
-        }))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "seed": np.full(len(i), f.seed, dtype=np.int64),
+                    "fold": np.full(len(i), f.fold, dtype=np.int64),
+                    "model": i,
+                    "benchmark": j,
+                    "actual": M[i, j],
+                    "predicted": pred[i, j],
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -129,7 +160,13 @@ def summarize_folds(cells: pd.DataFrame, by: list[str] | None = None) -> tuple[p
     out = []
     for key, g in agg:
         key = key if isinstance(key, tuple) else (key,)
-        out.append({**dict(zip(by, key)), "medape": float(np.nanmedian(g["medape"])),
-                    "medae": float(np.nanmedian(g["medae"])),
-                    "coverage": float(g["n"].sum() / g["n_total"].sum()), "n_folds": int(len(g))})
+        out.append(
+            {
+                **dict(zip(by, key)),
+                "medape": float(np.nanmedian(g["medape"])),
+                "medae": float(np.nanmedian(g["medae"])),
+                "coverage": float(g["n"].sum() / g["n_total"].sum()),
+                "n_folds": int(len(g)),
+            }
+        )
     return per_fold, pd.DataFrame(out)

@@ -58,8 +58,12 @@ def benchmark_scales(M: np.ndarray, is_percentage: np.ndarray | None = None) -> 
     pct = percentage_columns(M) if is_percentage is None else np.asarray(is_percentage, bool)
     with np.errstate(all="ignore"):
         obs = np.isfinite(M).any(axis=0)
-        span = np.where(obs, np.nanmax(np.where(np.isfinite(M), M, -np.inf), axis=0)
-                        - np.nanmin(np.where(np.isfinite(M), M, np.inf), axis=0), 0.0)
+        span = np.where(
+            obs,
+            np.nanmax(np.where(np.isfinite(M), M, -np.inf), axis=0)
+            - np.nanmin(np.where(np.isfinite(M), M, np.inf), axis=0),
+            0.0,
+        )
     return np.where(pct, 100.0, np.maximum(span, 1e-9))
 
 
@@ -91,14 +95,24 @@ def new_row_predictions(M_aug: np.ndarray, cells: np.ndarray) -> tuple[np.ndarra
     pred = row(SELECTED_CONFIG)
     stack_l = np.stack([row(c)[cells] for c in LAMBDA_STACK])
     stack_s = np.stack([row(c)[cells] for c in STRONG_STACK])
-    feats = pd.concat([ensemble_features(pred[cells], stack_l, stack_s),
-                       support_features(M_aug, np.full(cells.size, target), cells)], axis=1)
+    feats = pd.concat(
+        [ensemble_features(pred[cells], stack_l, stack_s), support_features(M_aug, np.full(cells.size, target), cells)],
+        axis=1,
+    )
     return pred, feats
 
 
-def leave_model_out_cells(M: np.ndarray, k_known: list[int], *, repeats: int = 1, groups: int = 10,
-                          models: np.ndarray | None = None, seed: int = 0, n_jobs: int = 1,
-                          log=lambda s: None) -> pd.DataFrame:
+def leave_model_out_cells(
+    M: np.ndarray,
+    k_known: list[int],
+    *,
+    repeats: int = 1,
+    groups: int = 10,
+    models: np.ndarray | None = None,
+    seed: int = 0,
+    n_jobs: int = 1,
+    log=lambda s: None,
+) -> pd.DataFrame:
     """Calibration cells of the deployment case (module docstring, steps 1-4).
 
     Parameters
@@ -131,8 +145,10 @@ def leave_model_out_cells(M: np.ndarray, k_known: list[int], *, repeats: int = 1
         per_model = [_model_cells(M, int(i), int(g), k_known, repeats, seed) for g, i in zip(group, models)]
     else:
         from joblib import Parallel, delayed
-        per_model = Parallel(n_jobs=n_jobs)(delayed(_model_cells)(M, int(i), int(g), k_known, repeats, seed)
-                                            for g, i in zip(group, models))
+
+        per_model = Parallel(n_jobs=n_jobs)(
+            delayed(_model_cells)(M, int(i), int(g), k_known, repeats, seed) for g, i in zip(group, models)
+        )
     parts = [p for p in per_model if p is not None]
     log(f"{len(parts)} models, {sum(len(p) for p in parts)} calibration cells")
     if not parts:
@@ -158,16 +174,26 @@ def _model_cells(M: np.ndarray, i: int, g: int, k_known: list[int], repeats: int
                 new[known] = M[i, known]
                 M_aug = np.vstack([rest, new[None, :]])
                 pred, feats = new_row_predictions(M_aug, cells)
-                head = pd.DataFrame({
-                    "fold_id": g, "model": i, "k": k, "repeat": r, "benchmark": cells, "actual": M[i, cells],
-                    "predicted": pred[cells], "abs_err": np.abs(pred[cells] - M[i, cells]),
-                    "scale": benchmark_scales(M_aug)[cells]})
+                head = pd.DataFrame(
+                    {
+                        "fold_id": g,
+                        "model": i,
+                        "k": k,
+                        "repeat": r,
+                        "benchmark": cells,
+                        "actual": M[i, cells],
+                        "predicted": pred[cells],
+                        "abs_err": np.abs(pred[cells] - M[i, cells]),
+                        "scale": benchmark_scales(M_aug)[cells],
+                    }
+                )
                 parts.append(pd.concat([head, feats], axis=1))
     return pd.concat(parts, ignore_index=True) if parts else None
 
 
-def build_new_model_reliability(cells: pd.DataFrame, *, level: float = 0.9, threshold: float = 10.0,
-                                bins: int = 20, seed: int = 42, n_jobs: int = 1):
+def build_new_model_reliability(
+    cells: pd.DataFrame, *, level: float = 0.9, threshold: float = 10.0, bins: int = 20, seed: int = 42, n_jobs: int = 1
+):
     """The deployable reliability model from :func:`leave_model_out_cells`.
 
     The hybrid risk model is fitted on all cells (architecture selection as Appendix E.2, the
@@ -180,8 +206,9 @@ def build_new_model_reliability(cells: pd.DataFrame, *, level: float = 0.9, thre
 
     lfo = leave_fold_out_risk(cells, "hybrid", seed=seed, n_jobs=n_jobs)
     scale = cells["scale"].to_numpy(dtype=np.float64)
-    model, _ = build_deployed(cells, "hybrid", level=level, threshold=threshold, bins=bins, seed=seed,
-                              n_jobs=n_jobs, lfo=lfo, scale=scale)
+    model, _ = build_deployed(
+        cells, "hybrid", level=level, threshold=threshold, bins=bins, seed=seed, n_jobs=n_jobs, lfo=lfo, scale=scale
+    )
     err = cells["abs_err"].to_numpy(dtype=np.float64)
     risk = lfo.risk
     norm = 100.0 / scale
@@ -190,24 +217,38 @@ def build_new_model_reliability(cells: pd.DataFrame, *, level: float = 0.9, thre
         sel = (cells["k"].to_numpy() == k) & np.isfinite(err) & np.isfinite(risk) & (risk > 1e-8)
         if sel.sum() < MIN_CELLS:
             from benchcast.errors import ConfigError
+
             raise ConfigError(
                 f"config benchpress.deploy: only {int(sel.sum())} calibration cells with a cross-fitted risk for "
                 f"k = {k} known scores (need {MIN_CELLS}; each model group's risk model trains on the other groups "
                 f"and needs {len(lfo.feature_names) + 50} cells). Fix: raise repeats or max_models, lower groups, or "
-                "drop this k from k_known")
+                "drop this k from k_known"
+            )
         q = float(np.quantile(err[sel] / risk[sel], level))
         trust = trust_calibration(err[sel] * norm[sel], risk[sel] * norm[sel], threshold=threshold, bins=bins)
-        model.by_k[str(int(k))] = {"conformal_scale": q, "trust_risk": trust.bin_risk_median.tolist(),
-                                   "trust_probability": trust.bin_calibrated.tolist(), "cells": int(sel.sum())}
-        rows.append({"k": int(k), "cells": int(sel.sum()), "models": int(cells.loc[sel, "model"].nunique()),
-                     "conformal_scale": q, "median_half_width": float(np.median(q * risk[sel]))})
+        model.by_k[str(int(k))] = {
+            "conformal_scale": q,
+            "trust_risk": trust.bin_risk_median.tolist(),
+            "trust_probability": trust.bin_calibrated.tolist(),
+            "cells": int(sel.sum()),
+        }
+        rows.append(
+            {
+                "k": int(k),
+                "cells": int(sel.sum()),
+                "models": int(cells.loc[sel, "model"].nunique()),
+                "conformal_scale": q,
+                "median_half_width": float(np.median(q * risk[sel])),
+            }
+        )
     model.calibration = "new_model"
     model.heldout = {"cells": len(cells), "level": level, "by_k": rows}
     return model, pd.DataFrame(rows)
 
 
-def check_new_models(M: np.ndarray, benchmark_ids: list[str], held_out: np.ndarray, k: int, reliability,
-                     draws: int = 1, seed: int = 0) -> pd.DataFrame:
+def check_new_models(
+    M: np.ndarray, benchmark_ids: list[str], held_out: np.ndarray, k: int, reliability, draws: int = 1, seed: int = 0
+) -> pd.DataFrame:
     """Complete each held-out model from ``k`` of its scores with ``reliability`` (built without
     them) and compare with its other observed scores; ``draws`` independent draws of the known
     scores per model (seed stream ``new_model_check``).
@@ -227,35 +268,73 @@ def check_new_models(M: np.ndarray, benchmark_ids: list[str], held_out: np.ndarr
         obs = np.flatnonzero(np.isfinite(M[i]))
         for d in range(draws):
             known = np.sort(rng(seed, int(i) * 100 + d, "new_model_check").choice(obs, k, replace=False))
-            table = complete_new_model(rest, benchmark_ids, {benchmark_ids[j]: float(M[i, j]) for j in known},
-                                       reliability)
+            table = complete_new_model(
+                rest, benchmark_ids, {benchmark_ids[j]: float(M[i, j]) for j in known}, reliability
+            )
             cells = np.setdiff1d(obs, known)
             t = table.iloc[cells]
             row = np.full(M.shape[1], np.nan)
             row[known] = M[i, known]
             scale = benchmark_scales(np.vstack([rest, row[None, :]]))[cells]
             err = np.abs(t["score"].to_numpy() - M[i, cells])
-            thr = reliability.trust_threshold * (scale / 100.0 if reliability.trust_scale == "percent_of_scale" else 1.0)
+            thr = reliability.trust_threshold * (
+                scale / 100.0 if reliability.trust_scale == "percent_of_scale" else 1.0
+            )
             lower, upper = t["lower"].to_numpy(), t["upper"].to_numpy()
-            rows.append(pd.DataFrame({
-                "model": int(i), "draw": d, "benchmark_id": t["benchmark_id"].to_numpy(), "actual": M[i, cells],
-                "predicted": t["score"].to_numpy(), "lower": lower, "upper": upper,
-                "covered": (M[i, cells] >= lower) & (M[i, cells] <= upper),
-                "trust": t["trust_probability"].to_numpy(), "within": err <= thr}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "model": int(i),
+                        "draw": d,
+                        "benchmark_id": t["benchmark_id"].to_numpy(),
+                        "actual": M[i, cells],
+                        "predicted": t["score"].to_numpy(),
+                        "lower": lower,
+                        "upper": upper,
+                        "covered": (M[i, cells] >= lower) & (M[i, cells] <= upper),
+                        "trust": t["trust_probability"].to_numpy(),
+                        "within": err <= thr,
+                    }
+                )
+            )
     return pd.concat(rows, ignore_index=True)
 
 
 def check_summary(cells: pd.DataFrame, level: float, trust_bins=(0.0, 0.5, 0.7, 0.8, 0.9, 1.0)) -> pd.DataFrame:
     """Coverage and trust calibration of :func:`check_new_models`: overall, per model, per trust bin."""
-    rows = [{"group": "all", "cells": len(cells), "coverage": cells["covered"].mean(), "nominal": level,
-             "stated_trust": cells["trust"].mean(), "observed_within": cells["within"].mean()}]
+    rows = [
+        {
+            "group": "all",
+            "cells": len(cells),
+            "coverage": cells["covered"].mean(),
+            "nominal": level,
+            "stated_trust": cells["trust"].mean(),
+            "observed_within": cells["within"].mean(),
+        }
+    ]
     for m, g in cells.groupby("model", sort=True):
-        rows.append({"group": f"model {m}", "cells": len(g), "coverage": g["covered"].mean(), "nominal": level,
-                     "stated_trust": g["trust"].mean(), "observed_within": g["within"].mean()})
+        rows.append(
+            {
+                "group": f"model {m}",
+                "cells": len(g),
+                "coverage": g["covered"].mean(),
+                "nominal": level,
+                "stated_trust": g["trust"].mean(),
+                "observed_within": g["within"].mean(),
+            }
+        )
     b = pd.cut(cells["trust"], list(trust_bins), include_lowest=True)
     for interval, g in cells.groupby(b, observed=True, sort=True):
-        rows.append({"group": f"trust {interval}", "cells": len(g), "coverage": g["covered"].mean(), "nominal": level,
-                     "stated_trust": g["trust"].mean(), "observed_within": g["within"].mean()})
+        rows.append(
+            {
+                "group": f"trust {interval}",
+                "cells": len(g),
+                "coverage": g["covered"].mean(),
+                "nominal": level,
+                "stated_trust": g["trust"].mean(),
+                "observed_within": g["within"].mean(),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -267,14 +346,28 @@ def pick_models(M: np.ndarray, n: int | None, min_observed: int, seed: int, stre
     return np.sort(rng(seed, 0, stream).choice(eligible, n, replace=False))
 
 
-def deploy_reliability(M: np.ndarray, *, k_known: list[int], repeats: int, groups: int, max_models: int | None,
-                       seed: int, level: float, threshold: float, bins: int, risk_seed: int, n_jobs: int = 1,
-                       log=lambda s: None):
+def deploy_reliability(
+    M: np.ndarray,
+    *,
+    k_known: list[int],
+    repeats: int,
+    groups: int,
+    max_models: int | None,
+    seed: int,
+    level: float,
+    threshold: float,
+    bins: int,
+    risk_seed: int,
+    n_jobs: int = 1,
+    log=lambda s: None,
+):
     """Calibration cells and the deployable model for new models, from the settings of config
     ``benchpress.deploy`` (and ``benchpress.reliability`` for level, threshold, bins, risk_seed)."""
     models = pick_models(M, max_models, min(k_known) + 1, seed, "new_model_models")
-    cells = leave_model_out_cells(M, k_known, repeats=repeats, groups=groups, models=models, seed=seed,
-                                  n_jobs=n_jobs, log=log)
-    model, by_k = build_new_model_reliability(cells, level=level, threshold=threshold, bins=bins, seed=risk_seed,
-                                              n_jobs=n_jobs)
+    cells = leave_model_out_cells(
+        M, k_known, repeats=repeats, groups=groups, models=models, seed=seed, n_jobs=n_jobs, log=log
+    )
+    model, by_k = build_new_model_reliability(
+        cells, level=level, threshold=threshold, bins=bins, seed=risk_seed, n_jobs=n_jobs
+    )
     return cells, model, by_k

@@ -13,8 +13,13 @@ DEFAULT_PREDICTOR = {"transform": "logit", "method": "bias_als", "params": {"ran
 """BenchPress's default score predictor: Logit Bias ALS, rank 2, lambda 0.1 (Finding 2)."""
 
 
-def predict_scores(M_train: np.ndarray, transform: str, method: str, params: dict | None = None,
-                   is_percentage: np.ndarray | None = None) -> np.ndarray:
+def predict_scores(
+    M_train: np.ndarray,
+    transform: str,
+    method: str,
+    params: dict | None = None,
+    is_percentage: np.ndarray | None = None,
+) -> np.ndarray:
     """Complete a models x benchmarks score matrix on the original score scale.
 
     Parameters

@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -103,7 +103,7 @@ class PredictorConfig:
     params: tuple[tuple[str, object], ...] = ()
 
     @classmethod
-    def of(cls, transform: str, method: str, **params) -> "PredictorConfig":
+    def of(cls, transform: str, method: str, **params) -> PredictorConfig:
         return cls(transform, method, tuple(sorted(params.items())))
 
     @property
@@ -115,12 +115,14 @@ class PredictorConfig:
         return predict_scores(M_train, self.transform, self.method, dict(self.params))
 
 
-SELECTED_CONFIG = PredictorConfig.of(DEFAULT_PREDICTOR["transform"], DEFAULT_PREDICTOR["method"],
-                                     **DEFAULT_PREDICTOR["params"])
+SELECTED_CONFIG = PredictorConfig.of(
+    DEFAULT_PREDICTOR["transform"], DEFAULT_PREDICTOR["method"], **DEFAULT_PREDICTOR["params"]
+)
 """The fixed point predictor whose reliability is estimated: Logit Bias ALS, rank 2, lambda 0.1."""
 
 LAMBDA_STACK: tuple[PredictorConfig, ...] = tuple(
-    PredictorConfig.of("logit", "bias_als", rank=2, lam=lam) for lam in (0.01, 0.1, 1.0))
+    PredictorConfig.of("logit", "bias_als", rank=2, lam=lam) for lam in (0.01, 0.1, 1.0)
+)
 """First stack of Appendix E.2: the three Logit Bias ALS configurations of the Section 4.2 grid
 (rank 2, lambda in {0.01, 0.1, 1.0}). As in the paper's code (``DEFAULT_HP_VARIANTS``), the
 selected lambda = 0.1 member is part of the stack."""
@@ -149,8 +151,14 @@ ENSEMBLE_FEATURES: tuple[str, ...] = tuple(f"{s}_{n}" for s in ("hp", "strong") 
 paper code's sorted order."""
 
 SUPPORT_FEATURES: tuple[str, ...] = (
-    "col_best_neighbor_abs_corr", "col_median_score", "col_obs_count", "col_score_dispersion",
-    "row_best_peer_abs_corr", "row_best_peer_overlap", "row_median_score", "row_obs_count",
+    "col_best_neighbor_abs_corr",
+    "col_median_score",
+    "col_obs_count",
+    "col_score_dispersion",
+    "row_best_peer_abs_corr",
+    "row_best_peer_overlap",
+    "row_median_score",
+    "row_obs_count",
 )
 """The eight matrix-support features (``row`` = target model, ``col`` = target benchmark), in the
 paper code's sorted order."""
@@ -248,8 +256,16 @@ def best_abs_correlation(A: np.ndarray, min_overlap: int = 3, rel_tol: float = 1
     own observed mean / std; Pearson r is invariant to that affine map, which only keeps the
     moments well conditioned).
     """
-    r, n = pairwise_abs_pearson(A, axis=1, min_shared=min_overlap, below=-np.inf, constant=-np.inf,
-                                method="moments", rel_tol=rel_tol, return_counts=True)
+    r, n = pairwise_abs_pearson(
+        A,
+        axis=1,
+        min_shared=min_overlap,
+        below=-np.inf,
+        constant=-np.inf,
+        method="moments",
+        rel_tol=rel_tol,
+        return_counts=True,
+    )
     arg = np.argmax(r, axis=1)
     best = r[np.arange(len(r)), arg] if len(r) else np.zeros(0)
     has = np.isfinite(best) & (best > 0)
@@ -312,10 +328,15 @@ def _as_key(cfg: PredictorConfig | str) -> str:
     return cfg.key if isinstance(cfg, PredictorConfig) else str(cfg)
 
 
-def fold_features(M: np.ndarray, folds: Sequence[Fold], predictions_by_config: Mapping[str, pd.DataFrame], *,
-                  selected: PredictorConfig | str = SELECTED_CONFIG,
-                  lambda_stack: Sequence[PredictorConfig | str] = LAMBDA_STACK,
-                  strong_stack: Sequence[PredictorConfig | str] = STRONG_STACK) -> pd.DataFrame:
+def fold_features(
+    M: np.ndarray,
+    folds: Sequence[Fold],
+    predictions_by_config: Mapping[str, pd.DataFrame],
+    *,
+    selected: PredictorConfig | str = SELECTED_CONFIG,
+    lambda_stack: Sequence[PredictorConfig | str] = LAMBDA_STACK,
+    strong_stack: Sequence[PredictorConfig | str] = STRONG_STACK,
+) -> pd.DataFrame:
     """Per-cell feature table of all held-out cells of all folds (Appendix E.2).
 
     Parameters
@@ -341,13 +362,15 @@ def fold_features(M: np.ndarray, folds: Sequence[Fold], predictions_by_config: M
     pos = {(f.seed, f.fold): k for k, f in enumerate(folds)}
     if len(pos) != len(folds):
         raise ValueError("two folds share the same (seed, fold)")
-    keys = pd.DataFrame({
-        "fold_id": np.concatenate([np.full(len(f.cells), k, dtype=np.int64) for k, f in enumerate(folds)]),
-        "seed": np.concatenate([np.full(len(f.cells), f.seed, dtype=np.int64) for f in folds]),
-        "fold": np.concatenate([np.full(len(f.cells), f.fold, dtype=np.int64) for f in folds]),
-        "model": np.concatenate([f.cells[:, 0] for f in folds]).astype(np.int64),
-        "benchmark": np.concatenate([f.cells[:, 1] for f in folds]).astype(np.int64),
-    })
+    keys = pd.DataFrame(
+        {
+            "fold_id": np.concatenate([np.full(len(f.cells), k, dtype=np.int64) for k, f in enumerate(folds)]),
+            "seed": np.concatenate([np.full(len(f.cells), f.seed, dtype=np.int64) for f in folds]),
+            "fold": np.concatenate([np.full(len(f.cells), f.fold, dtype=np.int64) for f in folds]),
+            "model": np.concatenate([f.cells[:, 0] for f in folds]).astype(np.int64),
+            "benchmark": np.concatenate([f.cells[:, 1] for f in folds]).astype(np.int64),
+        }
+    )
     index = pd.MultiIndex.from_frame(keys[_KEYS])
 
     def aligned(cfg) -> np.ndarray:
@@ -367,10 +390,13 @@ def fold_features(M: np.ndarray, folds: Sequence[Fold], predictions_by_config: M
     table["actual"] = M[table["model"].to_numpy(), table["benchmark"].to_numpy()]
     table["predicted"] = aligned(selected)
     table["abs_err"] = np.abs(table["predicted"] - table["actual"])
-    ens = ensemble_features(table["predicted"].to_numpy(), np.stack([aligned(c) for c in lambda_stack]),
-                            np.stack([aligned(c) for c in strong_stack]))
+    ens = ensemble_features(
+        table["predicted"].to_numpy(),
+        np.stack([aligned(c) for c in lambda_stack]),
+        np.stack([aligned(c) for c in strong_stack]),
+    )
     sup = []
-    for k, f in enumerate(folds):
+    for _k, f in enumerate(folds):
         sup.append(support_features(train_matrix(M, f.cells), f.cells[:, 0], f.cells[:, 1]))
     sup = pd.concat(sup, ignore_index=True)
     return pd.concat([table, ens, sup], axis=1)
@@ -396,9 +422,18 @@ def _arch_name(hidden: tuple[int, ...]) -> str:
 def _make_estimator(hidden: tuple[int, ...], seed: int):
     if len(hidden) == 0:
         return Ridge(alpha=1e-3)
-    return MLPRegressor(hidden_layer_sizes=tuple(hidden), activation="relu", solver="adam", alpha=1e-3,
-                        learning_rate_init=3e-3, max_iter=500, early_stopping=True, validation_fraction=0.15,
-                        n_iter_no_change=25, random_state=int(seed))
+    return MLPRegressor(
+        hidden_layer_sizes=tuple(hidden),
+        activation="relu",
+        solver="adam",
+        alpha=1e-3,
+        learning_rate_init=3e-3,
+        max_iter=500,
+        early_stopping=True,
+        validation_fraction=0.15,
+        n_iter_no_change=25,
+        random_state=int(seed),
+    )
 
 
 @dataclass
@@ -447,9 +482,15 @@ def inner_split(fold_ids: np.ndarray, n_features: int, min_val: int = 50) -> tup
     return None
 
 
-def fit_risk_model(X: np.ndarray, y: np.ndarray, fold_ids: np.ndarray, seed: int = SEED, *,
-                   final_seed: int | None = None,
-                   grid: Sequence[tuple[int, ...]] = DEFAULT_GRID) -> RiskModel:
+def fit_risk_model(
+    X: np.ndarray,
+    y: np.ndarray,
+    fold_ids: np.ndarray,
+    seed: int = SEED,
+    *,
+    final_seed: int | None = None,
+    grid: Sequence[tuple[int, ...]] = DEFAULT_GRID,
+) -> RiskModel:
     """Select the risk-model architecture inside the training folds, then refit on all of them.
 
     Parameters
@@ -491,7 +532,7 @@ def fit_risk_model(X: np.ndarray, y: np.ndarray, fold_ids: np.ndarray, seed: int
             model = _fit(X[tr], y[tr], hidden, s)
             score = float(np.median(np.abs(model.predict(X[va]) - y[va])))
             scores[_arch_name(hidden)] = score
-            if score < best:            # strict: ties keep the earlier grid entry
+            if score < best:  # strict: ties keep the earlier grid entry
                 best, chosen = score, hidden
     final = _fit(X, y, chosen, seed + 1000 if final_seed is None else final_seed)
     final.validation_medae = scores
@@ -503,23 +544,29 @@ class RiskEstimate:
     """Cross-fitted risk of every cell of a feature table (:func:`leave_fold_out_risk`)."""
 
     kind: str
-    risk: np.ndarray                    # (n,) score points, NaN where no risk could be fitted
-    architecture: dict[int, str]        # evaluated fold_id -> chosen architecture
+    risk: np.ndarray  # (n,) score points, NaN where no risk could be fitted
+    architecture: dict[int, str]  # evaluated fold_id -> chosen architecture
     feature_names: tuple[str, ...]
     validation_medae: dict[int, dict[str, float]] = field(default_factory=dict)
 
 
 def _one_fold(X, y, fold_ids, train, test, fold, seed, grid, fitter):
     from threadpoolctl import threadpool_limits
+
     with threadpool_limits(1):
         model = fitter(X[train], y[train], fold_ids[train], seed, final_seed=seed + 1000 + int(fold), grid=grid)
         return model.risk(X[test]), model.name, dict(getattr(model, "validation_medae", {}))
 
 
-def leave_fold_out_risk(features: pd.DataFrame, kind: str, *, seed: int = SEED,
-                        grid: Sequence[tuple[int, ...]] = DEFAULT_GRID,
-                        fitter: Callable[..., RiskModel] = fit_risk_model,
-                        n_jobs: int = 1) -> RiskEstimate:
+def leave_fold_out_risk(
+    features: pd.DataFrame,
+    kind: str,
+    *,
+    seed: int = SEED,
+    grid: Sequence[tuple[int, ...]] = DEFAULT_GRID,
+    fitter: Callable[..., RiskModel] = fit_risk_model,
+    n_jobs: int = 1,
+) -> RiskEstimate:
     """Risk of every cell from a risk model trained on the *other* folds only (Section 6.2).
 
     Parameters
@@ -561,8 +608,10 @@ def leave_fold_out_risk(features: pd.DataFrame, kind: str, *, seed: int = SEED,
         results = [_one_fold(X, y, fold_ids, tr, te, f, seed, grid, fitter) for f, tr, te in jobs]
     else:
         from joblib import Parallel, delayed
+
         results = Parallel(n_jobs=n_jobs)(
-            delayed(_one_fold)(X, y, fold_ids, tr, te, f, seed, grid, fitter) for f, tr, te in jobs)
+            delayed(_one_fold)(X, y, fold_ids, tr, te, f, seed, grid, fitter) for f, tr, te in jobs
+        )
     arch, val = {}, {}
     for (f, _, test), (r, name, scores) in zip(jobs, results):
         risk[test] = r
@@ -574,8 +623,12 @@ def leave_fold_out_risk(features: pd.DataFrame, kind: str, *, seed: int = SEED,
 # --------------------------------------------------------------------------- evaluation / calibration
 
 
-def risk_coverage(abs_err: np.ndarray, risk: np.ndarray, keep: Sequence[float] = (1.0, 0.8, 0.6, 0.4, 0.2),
-                  actual: np.ndarray | None = None) -> pd.DataFrame:
+def risk_coverage(
+    abs_err: np.ndarray,
+    risk: np.ndarray,
+    keep: Sequence[float] = (1.0, 0.8, 0.6, 0.4, 0.2),
+    actual: np.ndarray | None = None,
+) -> pd.DataFrame:
     """Risk-coverage curve: MedAE of the most trusted fraction of cells (Section 6.2, Figure 10).
 
     Cells are sorted by increasing risk (stable sort; cells with non-finite error or risk are
@@ -609,17 +662,18 @@ def risk_coverage(abs_err: np.ndarray, risk: np.ndarray, keep: Sequence[float] =
 class ConformalResult:
     """Leave-fold-out split-conformal intervals ``predicted +- half_width``."""
 
-    half_width: np.ndarray      # (n,) score points; NaN where no scale / risk
-    scale: np.ndarray           # (n,) the cell's fold's conformal scale
-    covered: np.ndarray         # (n,) bool, |error| <= half_width (False where undefined)
-    coverage: float             # share of cells with a defined interval that are covered
-    median_width: float         # median full width (2 x half-width) over those cells
-    scale_median: float         # median of ``scale`` over cells
-    n: int                      # cells with a defined interval
+    half_width: np.ndarray  # (n,) score points; NaN where no scale / risk
+    scale: np.ndarray  # (n,) the cell's fold's conformal scale
+    covered: np.ndarray  # (n,) bool, |error| <= half_width (False where undefined)
+    coverage: float  # share of cells with a defined interval that are covered
+    median_width: float  # median full width (2 x half-width) over those cells
+    scale_median: float  # median of ``scale`` over cells
+    n: int  # cells with a defined interval
 
 
-def conformal_intervals(abs_err: np.ndarray, risk: np.ndarray, fold_ids: np.ndarray,
-                        level: float = 0.9, min_calibration: int = 5) -> ConformalResult:
+def conformal_intervals(
+    abs_err: np.ndarray, risk: np.ndarray, fold_ids: np.ndarray, level: float = 0.9, min_calibration: int = 5
+) -> ConformalResult:
     """Leave-fold-out split-conformal intervals from a risk score (Appendix E.2).
 
     For every fold the scale is the ``level`` quantile (``np.quantile``, linear) of
@@ -647,11 +701,14 @@ def conformal_intervals(abs_err: np.ndarray, risk: np.ndarray, fold_ids: np.ndar
     covered = defined & (e <= half)
     n = int(defined.sum())
     return ConformalResult(
-        half_width=half, scale=scale, covered=covered,
+        half_width=half,
+        scale=scale,
+        covered=covered,
         coverage=float(covered.sum() / n) if n else float("nan"),
         median_width=float(np.median(2.0 * half[defined])) if n else float("nan"),
         scale_median=float(np.nanmedian(scale)) if np.isfinite(scale).any() else float("nan"),
-        n=n)
+        n=n,
+    )
 
 
 @dataclass
@@ -672,17 +729,25 @@ class TrustCalibration:
         r = np.asarray(risk, dtype=np.float64)
         out = np.full(r.shape, np.nan)
         ok = np.isfinite(r)
-        out[ok] = np.interp(r[ok], self.bin_risk_median, self.bin_calibrated,
-                            left=self.bin_calibrated[0], right=self.bin_calibrated[-1])
+        out[ok] = np.interp(
+            r[ok], self.bin_risk_median, self.bin_calibrated, left=self.bin_calibrated[0], right=self.bin_calibrated[-1]
+        )
         return out
 
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame({"risk_median": self.bin_risk_median, "empirical": self.bin_empirical,
-                             "calibrated": self.bin_calibrated, "n": self.bin_weight.astype(int)})
+        return pd.DataFrame(
+            {
+                "risk_median": self.bin_risk_median,
+                "empirical": self.bin_empirical,
+                "calibrated": self.bin_calibrated,
+                "n": self.bin_weight.astype(int),
+            }
+        )
 
 
-def trust_calibration(abs_err: np.ndarray, risk: np.ndarray, threshold: float = 10.0,
-                      bins: int = 20) -> TrustCalibration:
+def trust_calibration(
+    abs_err: np.ndarray, risk: np.ndarray, threshold: float = 10.0, bins: int = 20
+) -> TrustCalibration:
     """Calibrate a trust probability P(|error| <= threshold | risk) (Appendix E.2).
 
     Cells (finite error and risk) are sorted by risk (stable) and cut into ``bins`` bins of

@@ -28,11 +28,12 @@ Choices where the paper's text is silent follow the paper's released code (a fac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
-from scipy.special import expit, logit as _logit, ndtr, ndtri
+from scipy.special import expit, ndtr, ndtri
+from scipy.special import logit as _logit
 from scipy.stats import rankdata
 
 from benchcast.errors import ConfigError, DataError
@@ -89,8 +90,13 @@ TRANSFORMS: dict[str, Transform] = {
 }
 
 TRANSFORM_LABELS = {
-    "identity": "Identity", "log": "Log", "logit": "Logit", "arcsinh": "Arcsinh",
-    "sqrt": "Square root", "probit": "Probit", "quantile": "Quantile",
+    "identity": "Identity",
+    "log": "Log",
+    "logit": "Logit",
+    "arcsinh": "Arcsinh",
+    "sqrt": "Square root",
+    "probit": "Probit",
+    "quantile": "Quantile",
 }
 
 
@@ -172,17 +178,26 @@ def standardize(M_train: np.ndarray, transform: str, is_percentage: np.ndarray |
     """
     M = np.asarray(M_train, dtype=np.float64)
     if M.ndim != 2:
-        raise DataError(None, "score matrix", f"expected a 2-D models x benchmarks array, got shape {M.shape}",
-                        "pass the matrix with models as rows and benchmarks as columns")
+        raise DataError(
+            None,
+            "score matrix",
+            f"expected a 2-D models x benchmarks array, got shape {M.shape}",
+            "pass the matrix with models as rows and benchmarks as columns",
+        )
     if np.isinf(M).any():
-        raise DataError(None, "score matrix", "contains infinite values",
-                        "use NaN for missing scores; scores must be finite")
+        raise DataError(
+            None, "score matrix", "contains infinite values", "use NaN for missing scores; scores must be finite"
+        )
     tr = get_transform(transform)
     obs = ~np.isnan(M)
     pct = percentage_columns(M) if is_percentage is None else np.asarray(is_percentage, dtype=bool)
     if pct.shape != (M.shape[1],):
-        raise DataError(None, "is_percentage", f"has shape {pct.shape}, the matrix has {M.shape[1]} columns",
-                        "pass one flag per benchmark column")
+        raise DataError(
+            None,
+            "is_percentage",
+            f"has shape {pct.shape}, the matrix has {M.shape[1]} columns",
+            "pass one flag per benchmark column",
+        )
     transformed = pct.copy() if tr.percent_only else np.ones(M.shape[1], dtype=bool)
     if tr.name == "quantile":
         T = _quantile_forward(M, obs)
@@ -197,8 +212,9 @@ def standardize(M_train: np.ndarray, transform: str, is_percentage: np.ndarray |
     std = np.where(std < 1e-8, 1.0, std)  # NaN std (empty column) stays NaN
     z = (T - mean) / std
     z[~obs] = np.nan
-    return Standardized(z=z, train=M, observed=obs, is_percentage=pct, transformed=transformed,
-                        mean=mean, std=std, transform=tr.name)
+    return Standardized(
+        z=z, train=M, observed=obs, is_percentage=pct, transformed=transformed, mean=mean, std=std, transform=tr.name
+    )
 
 
 def unstandardize(st: Standardized, Z_pred: np.ndarray) -> np.ndarray:

@@ -28,10 +28,17 @@ def sloth_as_tables(frame: pd.DataFrame) -> AggregateTables:
     models.insert(3, "reasoning", pd.array([pd.NA] * len(models), dtype="boolean"))
     models.insert(4, "open_weights", pd.array([True] * len(models), dtype="boolean"))
     models.insert(5, "release_date", models.get("upload_date", pd.Series(pd.NaT, index=models.index)))
-    benchmarks = pd.DataFrame({"benchmark_id": score_cols, "name": score_cols,
-                               "category": pd.array([pd.NA] * len(score_cols), dtype="str"),
-                               "metric": ["0-1 raw score" if c.endswith("_raw") or c == "average_raw" else "0-100 normalized score"
-                                          for c in score_cols]})
+    benchmarks = pd.DataFrame(
+        {
+            "benchmark_id": score_cols,
+            "name": score_cols,
+            "category": pd.array([pd.NA] * len(score_cols), dtype="str"),
+            "metric": [
+                "0-1 raw score" if c.endswith("_raw") or c == "average_raw" else "0-100 normalized score"
+                for c in score_cols
+            ],
+        }
+    )
     long = frame.melt(id_vars=["model"], value_vars=score_cols, var_name="benchmark_id", value_name="score")
     long = long.dropna(subset=["score"]).rename(columns={"model": "model_id"})
     long["score"] = long["score"].astype("float64")
@@ -56,13 +63,21 @@ def read_aggregate(spec: DatasetSpec, raw_dir: str | Path, repo_dir: str | Path 
     elif spec.format == "sloth_csv":
         tables = sloth_as_tables(read_sloth_leaderboard(path))
     else:
-        raise DataError(path, "format", f"'{spec.format}' is not an aggregate format",
-                        "use benchpress_json, llm_benchmark_matrix_json or sloth_csv")
+        raise DataError(
+            path,
+            "format",
+            f"'{spec.format}' is not an aggregate format",
+            "use benchpress_json, llm_benchmark_matrix_json or sloth_csv",
+        )
     if "inventory" in spec.files:
         inventory = spec.local_path(raw_dir, "inventory", repo_dir)
         if not inventory.exists():
             where = "the repository" if spec.files["inventory"].in_repo else "raw_dir"
-            raise DataError(inventory, "files.inventory", "file not found",
-                            f"restore the file in {where}, or fix datasets.{spec.name}.files.inventory in the catalog")
+            raise DataError(
+                inventory,
+                "files.inventory",
+                "file not found",
+                f"restore the file in {where}, or fix datasets.{spec.name}.files.inventory in the catalog",
+            )
         tables = attach_benchmark_inventory(tables, inventory)
     return tables

@@ -25,11 +25,11 @@ PUBLIC_URL_TEMPLATE = "https://raw.githubusercontent.com/{repository}/{commit}/{
 
 @dataclass(frozen=True)
 class RawFile:
-    role: str            # "scores", "models", "source", "target", ...
-    path: str            # path inside the source repository (and inside <raw_dir>/<source>/)
-    sha256: str | None   # None: not known (file not in the offline mirror)
+    role: str  # "scores", "models", "source", "target", ...
+    path: str  # path inside the source repository (and inside <raw_dir>/<source>/)
+    sha256: str | None  # None: not known (file not in the offline mirror)
     format: str | None = None
-    source: str = ""     # source (repository) of this file; defaults to the dataset's; "repo": this repository
+    source: str = ""  # source (repository) of this file; defaults to the dataset's; "repo": this repository
     repository: str = ""
     commit: str = ""
 
@@ -44,7 +44,7 @@ class DatasetSpec:
     name: str
     title: str
     suite: str
-    kind: str                      # item_binary | aggregate
+    kind: str  # item_binary | aggregate
     source: str
     format: str
     files: dict[str, RawFile]
@@ -75,8 +75,10 @@ class DatasetSpec:
     def url(self, role: str, template: str) -> str:
         f = self.files[role]
         if f.in_repo:
-            raise ConfigError(f"dataset '{self.name}' file '{role}' ({f.path}) is kept in this repository "
-                              "(source: repo) and has no download URL")
+            raise ConfigError(
+                f"dataset '{self.name}' file '{role}' ({f.path}) is kept in this repository "
+                "(source: repo) and has no download URL"
+            )
         return template.format(repository=f.repository, commit=f.commit, path=f.path, source=f.source)
 
 
@@ -106,8 +108,9 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
         raw = yaml.safe_load(fh)
     sources = raw["sources"]
     if REPO_SOURCE in sources:
-        raise ConfigError(f"{path}: sources.{REPO_SOURCE} is reserved for files kept in this repository. "
-                          "Fix: rename that source")
+        raise ConfigError(
+            f"{path}: sources.{REPO_SOURCE} is reserved for files kept in this repository. Fix: rename that source"
+        )
     datasets: dict[str, DatasetSpec] = {}
     for name, d in raw["datasets"].items():
         if d["source"] not in sources:
@@ -119,19 +122,44 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
             if fsrc == REPO_SOURCE:
                 rel = Path(f["path"])
                 if rel.is_absolute() or ".." in rel.parts:
-                    raise ConfigError(f"{path}: dataset '{name}' file '{role}' has source '{REPO_SOURCE}' but path "
-                                      f"'{f['path']}' is not inside the repository. Fix: give a path relative to "
-                                      "the repository root, without '..'")
-                files[role] = RawFile(role=role, path=f["path"], sha256=f.get("sha256"), format=f.get("format"),
-                                      source=fsrc)
+                    raise ConfigError(
+                        f"{path}: dataset '{name}' file '{role}' has source '{REPO_SOURCE}' but path "
+                        f"'{f['path']}' is not inside the repository. Fix: give a path relative to "
+                        "the repository root, without '..'"
+                    )
+                files[role] = RawFile(
+                    role=role, path=f["path"], sha256=f.get("sha256"), format=f.get("format"), source=fsrc
+                )
                 continue
             if fsrc not in sources:
-                raise ConfigError(f"{path}: dataset '{name}' file '{role}' names unknown source '{fsrc}' "
-                                  f"(known: {', '.join(sorted(sources))}, or '{REPO_SOURCE}' for a repository file)")
-            files[role] = RawFile(role=role, path=f["path"], sha256=f.get("sha256"), format=f.get("format"),
-                                  source=fsrc, repository=sources[fsrc]["repository"], commit=sources[fsrc]["commit"])
-        known = {"title", "suite", "kind", "source", "format", "files", "n_models", "n_items", "mirrored",
-                 "duplicate_model_names", "min_accuracy", "subtasks", "note"}
+                raise ConfigError(
+                    f"{path}: dataset '{name}' file '{role}' names unknown source '{fsrc}' "
+                    f"(known: {', '.join(sorted(sources))}, or '{REPO_SOURCE}' for a repository file)"
+                )
+            files[role] = RawFile(
+                role=role,
+                path=f["path"],
+                sha256=f.get("sha256"),
+                format=f.get("format"),
+                source=fsrc,
+                repository=sources[fsrc]["repository"],
+                commit=sources[fsrc]["commit"],
+            )
+        known = {
+            "title",
+            "suite",
+            "kind",
+            "source",
+            "format",
+            "files",
+            "n_models",
+            "n_items",
+            "mirrored",
+            "duplicate_model_names",
+            "min_accuracy",
+            "subtasks",
+            "note",
+        }
         for key, allowed in (("kind", ("item_binary", "aggregate")), ("duplicate_model_names", ("error", "suffix"))):
             if d.get(key, allowed[0]) not in allowed:
                 raise ConfigError(f"{path}: datasets.{name}.{key} is '{d[key]}'. Fix: use one of {', '.join(allowed)}")

@@ -18,8 +18,12 @@ def find_file(catalog: Catalog, source: str, path: str):
         for role, f in spec.files.items():
             if spec.source == source and f.path == path:
                 return spec, role
-    raise DataError(catalog.path, f"{source}/{path}", "no catalog entry declares this file",
-                    "add it to a dataset's files in the catalog")
+    raise DataError(
+        catalog.path,
+        f"{source}/{path}",
+        "no catalog entry declares this file",
+        "add it to a dataset's files in the catalog",
+    )
 
 
 def download(url: str, dest: str | Path, sha256: str | None, log=print, timeout: float = 120.0) -> str:
@@ -35,9 +39,13 @@ def download(url: str, dest: str | Path, sha256: str | None, log=print, timeout:
                 out.write(chunk)
         got = digest.hexdigest()
         if sha256 is not None and got != sha256:
-            raise DataError(url, "sha256", f"checksum mismatch: expected {sha256}, got {got}",
-                            "the upstream file changed or the download was corrupted; retry, or update the catalog "
-                            "after checking the new file")
+            raise DataError(
+                url,
+                "sha256",
+                f"checksum mismatch: expected {sha256}, got {got}",
+                "the upstream file changed or the download was corrupted; retry, or update the catalog "
+                "after checking the new file",
+            )
         if sha256 is None:
             log(f"WARNING: no known checksum for {url}; downloaded file has sha256 {got} (record it in the catalog)")
         os.replace(tmp, dest)

@@ -17,15 +17,15 @@ Tables written per dataset (schema in ``workflow/schemas/tables.schema.yaml``):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
 from benchcast.data.catalog import PUBLIC_URL_TEMPLATE, DatasetSpec
-from benchcast.data.io import write_parquet_atomic  # noqa: F401  (re-exported for scripts)
+from benchcast.data.io import write_parquet_atomic
 from benchcast.data.safe_pickle import safe_load
 from benchcast.errors import DataError
 
@@ -61,18 +61,30 @@ def _read_model_list(path: Path, fmt: str | None) -> list[str]:
     else:
         names = safe_load(path)
         if not isinstance(names, list):
-            raise DataError(path, "model list", "expected a pickled list of str, got an array",
-                            "point files.models at the *_models.jbl list")
+            raise DataError(
+                path,
+                "model list",
+                "expected a pickled list of str, got an array",
+                "point files.models at the *_models.jbl list",
+            )
     return names
 
 
 def _as_score_array(arr: object, path: Path) -> np.ndarray:
     if not isinstance(arr, np.ndarray):
-        raise DataError(path, "scores", f"expected a numpy array, got {type(arr).__name__}",
-                        "point files.scores at the models x items score dump")
+        raise DataError(
+            path,
+            "scores",
+            f"expected a numpy array, got {type(arr).__name__}",
+            "point files.scores at the models x items score dump",
+        )
     if arr.ndim != 2:
-        raise DataError(path, "scores", f"expected a 2-D models x items array, got shape {arr.shape}",
-                        "re-export the dump as a 2-D array")
+        raise DataError(
+            path,
+            "scores",
+            f"expected a 2-D models x items array, got shape {arr.shape}",
+            "re-export the dump as a 2-D array",
+        )
     return arr.astype(np.float64)
 
 
@@ -87,9 +99,13 @@ def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> tuple[np.nda
     def need(role: str) -> Path:
         p = spec.local_path(raw_dir, role)
         if not p.exists():
-            raise DataError(p, f"files.{role}", "file not found",
-                            f"set raw_dir to a mirror that has it, or run the download rule for '{spec.name}' "
-                            f"(URL: {spec.url(role, PUBLIC_URL_TEMPLATE)})")
+            raise DataError(
+                p,
+                f"files.{role}",
+                "file not found",
+                f"set raw_dir to a mirror that has it, or run the download rule for '{spec.name}' "
+                f"(URL: {spec.url(role, PUBLIC_URL_TEMPLATE)})",
+            )
         paths.append(str(p))
         return p
 
@@ -102,7 +118,8 @@ def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> tuple[np.nda
             names = _read_model_list(mp, spec.files["models"].format)
             if len(names) != scores.shape[0]:
                 raise DataError(
-                    sp, "rows",
+                    sp,
+                    "rows",
                     f"score matrix has {scores.shape[0]} rows but model list {mp.name} has {len(names)} names",
                     "use the model list that belongs to this dump (same commit), or fix the catalog entry",
                 )
@@ -116,12 +133,19 @@ def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> tuple[np.nda
             except ValueError as exc:
                 raise DataError(p, role, f"not a plain .npy array ({exc})", "re-download the file") from exc
         if parts[0].shape[1] != parts[1].shape[1]:
-            raise DataError(paths[1], "columns",
-                            f"source has {parts[0].shape[1]} items but target has {parts[1].shape[1]}",
-                            "use the source/target files of the same benchmark")
+            raise DataError(
+                paths[1],
+                "columns",
+                f"source has {parts[0].shape[1]} items but target has {parts[1].shape[1]}",
+                "use the source/target files of the same benchmark",
+            )
         return np.vstack(parts), None, paths
-    raise DataError(spec.files[next(iter(spec.files))].path, "format",
-                    f"format '{spec.format}' is not an item-level format", "use jbl or npy_pair")
+    raise DataError(
+        spec.files[next(iter(spec.files))].path,
+        "format",
+        f"format '{spec.format}' is not an item-level format",
+        "use jbl or npy_pair",
+    )
 
 
 # --------------------------------------------------------------------------- validation
@@ -132,16 +156,26 @@ def validate_binary(scores: np.ndarray, path: str | Path) -> None:
     bad_nan = ~np.isfinite(scores)
     if bad_nan.any():
         i, j = np.argwhere(bad_nan)[0]
-        raise DataError(path, f"scores[{i}, {j}]", f"{int(bad_nan.sum())} NaN/inf values where binary scores are required",
-                        "drop or re-evaluate those models/items, or mark the dataset kind as probability")
+        raise DataError(
+            path,
+            f"scores[{i}, {j}]",
+            f"{int(bad_nan.sum())} NaN/inf values where binary scores are required",
+            "drop or re-evaluate those models/items, or mark the dataset kind as probability",
+        )
     nonbin = (scores != 0) & (scores != 1)
     if nonbin.any():
         i, j = np.argwhere(nonbin)[0]
-        raise DataError(path, f"scores[{i}, {j}]", f"value {scores[i, j]!r} is not 0/1 ({int(nonbin.sum())} such cells)",
-                        "binarize the dump (correct = 1) or mark the dataset kind as probability")
+        raise DataError(
+            path,
+            f"scores[{i}, {j}]",
+            f"value {scores[i, j]!r} is not 0/1 ({int(nonbin.sum())} such cells)",
+            "binarize the dump (correct = 1) or mark the dataset kind as probability",
+        )
 
 
-def resolve_model_ids(names: list[str] | None, n_rows: int, spec: DatasetSpec, path: str | Path) -> tuple[list[str], list[str]]:
+def resolve_model_ids(
+    names: list[str] | None, n_rows: int, spec: DatasetSpec, path: str | Path
+) -> tuple[list[str], list[str]]:
     """Unique model ids; repeated names are an error unless the catalog says ``suffix``."""
     if names is None:
         width = len(str(n_rows - 1))
@@ -150,9 +184,13 @@ def resolve_model_ids(names: list[str] | None, n_rows: int, spec: DatasetSpec, p
     counts = Counter(names)
     dups = sorted(n for n, c in counts.items() if c > 1)
     if dups and spec.duplicate_model_names != "suffix":
-        raise DataError(path, "model names", f"{len(dups)} duplicate model names, e.g. {dups[:3]}",
-                        "remove the duplicates, or set duplicate_model_names: suffix in the catalog entry "
-                        "to keep them as name#2, name#3")
+        raise DataError(
+            path,
+            "model names",
+            f"{len(dups)} duplicate model names, e.g. {dups[:3]}",
+            "remove the duplicates, or set duplicate_model_names: suffix in the catalog entry "
+            "to keep them as name#2, name#3",
+        )
     used = set(names)  # a repeat must not collide with a name the source already has (e.g. "m#2")
     seen: Counter[str] = Counter()
     ids = []
@@ -192,31 +230,39 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) 
     model_ids, model_names = resolve_model_ids(names, n_models, spec, paths[-1])
     acc = scores.mean(axis=1)
     excluded = acc <= spec.min_accuracy
-    models = pd.DataFrame({
-        "model_idx": np.arange(n_models, dtype=np.int32),
-        "model_id": model_ids,
-        "name": model_names,
-        "accuracy": acc,
-        "excluded": excluded,
-        "exclusion_reason": np.where(excluded, f"accuracy <= {spec.min_accuracy:g}", ""),
-    })
+    models = pd.DataFrame(
+        {
+            "model_idx": np.arange(n_models, dtype=np.int32),
+            "model_id": model_ids,
+            "name": model_names,
+            "accuracy": acc,
+            "excluded": excluded,
+            "exclusion_reason": np.where(excluded, f"accuracy <= {spec.min_accuracy:g}", ""),
+        }
+    )
     models = _attach_metadata(models, spec, raw_dir, log)
     item_ids, subtasks, positions = item_labels(spec, n_items)
     if spec.subtasks and len(set(subtasks)) == 1 and subtasks[0] == spec.name:
         log(f"WARNING {spec.name}: subtask sizes in the catalog do not sum to {n_items}; subtasks not recorded")
-    items = pd.DataFrame({
-        "item_idx": np.arange(n_items, dtype=np.int32),
-        "item_id": item_ids,
-        "subtask": subtasks,
-        "subtask_position": np.asarray(positions, dtype=np.int32),
-    })
-    responses = pd.DataFrame({
-        "model_idx": np.repeat(np.arange(n_models, dtype=np.int32), n_items),
-        "item_idx": np.tile(np.arange(n_items, dtype=np.int32), n_models),
-        "score": scores.astype(np.float32).ravel(),
-    })
-    log(f"{spec.name}: {n_models} models x {n_items} items, {int(excluded.sum())} excluded "
-        f"(accuracy <= {spec.min_accuracy:g}); read {', '.join(paths)}")
+    items = pd.DataFrame(
+        {
+            "item_idx": np.arange(n_items, dtype=np.int32),
+            "item_id": item_ids,
+            "subtask": subtasks,
+            "subtask_position": np.asarray(positions, dtype=np.int32),
+        }
+    )
+    responses = pd.DataFrame(
+        {
+            "model_idx": np.repeat(np.arange(n_models, dtype=np.int32), n_items),
+            "item_idx": np.tile(np.arange(n_items, dtype=np.int32), n_models),
+            "score": scores.astype(np.float32).ravel(),
+        }
+    )
+    log(
+        f"{spec.name}: {n_models} models x {n_items} items, {int(excluded.sum())} excluded "
+        f"(accuracy <= {spec.min_accuracy:g}); read {', '.join(paths)}"
+    )
     return {"responses": responses, "models": models, "items": items}
 
 
@@ -254,26 +300,39 @@ def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path]) ->
         write_parquet_atomic(df, out[name])
 
 
-def load_response_matrix(data_dir: str | Path, dataset: str | None = None, include_excluded: bool = False) -> ResponseMatrix:
+def load_response_matrix(
+    data_dir: str | Path, dataset: str | None = None, include_excluded: bool = False
+) -> ResponseMatrix:
     """Read the three tables of one dataset back into a dense :class:`ResponseMatrix`."""
     data_dir = Path(data_dir)
     for name in ("models", "items", "responses"):
         if not (data_dir / f"{name}.parquet").exists():
-            raise DataError(data_dir / f"{name}.parquet", "(file)",
-                            "not built yet (the workflow writes it when it ingests this dataset)",
-                            f"build it with: snakemake --cores all {data_dir.as_posix()}/responses.parquet "
-                            "(any item_binary dataset of config/catalog.yaml whose files raw_dir has)")
+            raise DataError(
+                data_dir / f"{name}.parquet",
+                "(file)",
+                "not built yet (the workflow writes it when it ingests this dataset)",
+                f"build it with: snakemake --cores all {data_dir.as_posix()}/responses.parquet "
+                "(any item_binary dataset of config/catalog.yaml whose files raw_dir has)",
+            )
     models = pd.read_parquet(data_dir / "models.parquet")
     items = pd.read_parquet(data_dir / "items.parquet")
     resp = pd.read_parquet(data_dir / "responses.parquet")
     n_models, n_items = len(models), len(items)
     if len(resp) != n_models * n_items:
-        raise DataError(data_dir / "responses.parquet", "rows",
-                        f"{len(resp)} rows, expected {n_models} x {n_items}", "re-run the ingest rule")
+        raise DataError(
+            data_dir / "responses.parquet",
+            "rows",
+            f"{len(resp)} rows, expected {n_models} x {n_items}",
+            "re-run the ingest rule",
+        )
     mi, ii = resp["model_idx"].to_numpy(np.int64), resp["item_idx"].to_numpy(np.int64)
     if np.bincount(mi * n_items + ii, minlength=n_models * n_items).max() != 1:
-        raise DataError(data_dir / "responses.parquet", "model_idx, item_idx",
-                        "some (model, item) pairs are missing or repeated", "re-run the ingest rule")
+        raise DataError(
+            data_dir / "responses.parquet",
+            "model_idx, item_idx",
+            "some (model, item) pairs are missing or repeated",
+            "re-run the ingest rule",
+        )
     scores = np.zeros((n_models, n_items), dtype=np.float64)
     scores[mi, ii] = resp["score"].to_numpy()
     keep = np.ones(n_models, bool) if include_excluded else ~models["excluded"].to_numpy()
@@ -287,11 +346,14 @@ def load_response_matrix(data_dir: str | Path, dataset: str | None = None, inclu
     )
 
 
-def iter_item_datasets(names: Iterable[str], catalog) -> list[DatasetSpec]:  # noqa: ANN001
+def iter_item_datasets(names: Iterable[str], catalog) -> list[DatasetSpec]:
     specs = [catalog[n] for n in names]
     for s in specs:
         if s.kind != "item_binary":
-            raise DataError(catalog.path, f"datasets.{s.name}.kind",
-                            f"'{s.name}' is an {s.kind} dataset, not item-level",
-                            "list only item_binary datasets in this study's config")
+            raise DataError(
+                catalog.path,
+                f"datasets.{s.name}.kind",
+                f"'{s.name}' is an {s.kind} dataset, not item-level",
+                "list only item_binary datasets in this study's config",
+            )
     return specs

@@ -79,7 +79,8 @@ def verify_checksums(spec: DatasetSpec, raw_dir: str | Path, log=print) -> list[
         got = sha256_of(path)
         if got != f.sha256:
             raise DataError(
-                path, "sha256",
+                path,
+                "sha256",
                 f"checksum mismatch for dataset '{spec.name}' files.{role}: the catalog pins {f.sha256}, the file has {got}",
                 f"restore the file from its source ({spec.url(role, PUBLIC_URL_TEMPLATE)}) or download it "
                 f"(raw_dir: {DOWNLOAD_DIR}); if the source changed on purpose, update datasets.{spec.name}.files."
@@ -89,7 +90,6 @@ def verify_checksums(spec: DatasetSpec, raw_dir: str | Path, log=print) -> list[
     if verified:
         log(f"{spec.name}: sha256 verified for {len(verified)} raw file(s)")
     return verified
-
 
 
 def download_targets(catalog: Catalog) -> tuple[list[str], list[str]]:

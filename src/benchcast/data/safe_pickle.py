@@ -37,7 +37,7 @@ class _ArrayWrapperStub:
         self.state: dict[str, Any] = {}
 
 
-def _numpy_reconstruct(subtype, shape, dtype):  # noqa: ANN001 - signature fixed by numpy's pickling
+def _numpy_reconstruct(subtype, shape, dtype):
     if subtype is not np.ndarray:
         raise pickle.UnpicklingError("only plain numpy.ndarray may be reconstructed")
     return np.ndarray.__new__(np.ndarray, shape, dtype)
@@ -70,8 +70,7 @@ class _AllowListUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
             raise UnsafePickleError(
                 self._path,
                 f"global {module}.{name}",
-                "the pickle references a class or function outside the allow-list "
-                "(numpy arrays and lists of str only)",
+                "the pickle references a class or function outside the allow-list (numpy arrays and lists of str only)",
                 _FIX,
             ) from None
 
@@ -84,9 +83,7 @@ class _AllowListUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
         if isinstance(inst, (np.dtype, np.ndarray)):
             inst.__setstate__(state)
             return
-        raise UnsafePickleError(
-            self._path, "BUILD", f"refusing to set state on {type(inst).__name__}", _FIX
-        )
+        raise UnsafePickleError(self._path, "BUILD", f"refusing to set state on {type(inst).__name__}", _FIX)
 
     def _read_joblib_array(self, state: dict[str, Any]) -> np.ndarray:
         """Read the raw bytes joblib writes right after the wrapper (joblib/numpy_pickle.py)."""
@@ -131,9 +128,7 @@ def safe_load(path: str | Path) -> Any:
         head = fh.read(2)
         fh.seek(0)
         if not head or head[0] != pickle.PROTO[0]:
-            raise UnsafePickleError(
-                path, "header", "not an uncompressed pickle (protocol >= 2)", _FIX
-            )
+            raise UnsafePickleError(path, "header", "not an uncompressed pickle (protocol >= 2)", _FIX)
         try:
             obj = _AllowListUnpickler(fh, str(path)).load()
         except UnsafePickleError:

@@ -34,24 +34,9 @@ What is ours (not the paper's / tinyBenchmarks') is described in each module.
 from __future__ import annotations
 
 from benchcast.irt.ability import ML_RIDGE, estimate_ability
-from benchcast.irt.map_fit import (
-    DEFAULT_ABILITY_SCALE,
-    DEFAULT_DIFF_SCALE,
-    DEFAULT_DISC_SCALE,
-    fit_mirt_2pl,
-)
-from benchcast.irt.model import (
-    LOGIT_CLIP,
-    IRTParams,
-    log_likelihood,
-    response_probabilities,
-)
-from benchcast.irt.svi_fit import (
-    PYIRT_EPOCHS,
-    PYIRT_LR,
-    PYIRT_LR_DECAY,
-    fit_mirt_2pl_svi,
-)
+from benchcast.irt.map_fit import DEFAULT_ABILITY_SCALE, DEFAULT_DIFF_SCALE, DEFAULT_DISC_SCALE, fit_mirt_2pl
+from benchcast.irt.model import LOGIT_CLIP, IRTParams, log_likelihood, response_probabilities
+from benchcast.irt.svi_fit import PYIRT_EPOCHS, PYIRT_LR, PYIRT_LR_DECAY, fit_mirt_2pl_svi
 
 __all__ = [
     "DEFAULT_ABILITY_SCALE",
@@ -81,4 +66,3 @@ from benchcast.irt.svi_fit import _svi_loss_grad as _svi_loss_grad
 from benchcast.irt.svi_fit import _svi_run as _svi_run
 from benchcast.irt.svi_fit import _SVIData as _SVIData
 from benchcast.irt.svi_fit import _SVILayout as _SVILayout
-

@@ -10,13 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchcast.irt.model import (
-    _bad,
-    _check_binary,
-    _check_item_params,
-    _check_scale,
-    expit,
-)
+from benchcast.irt.model import _bad, _check_binary, _check_item_params, _check_scale, expit
 
 __all__ = ["ML_RIDGE", "estimate_ability"]
 
@@ -31,8 +25,15 @@ def _ability_objective(theta, Y, disc, offset, ridge):
     return (np.logaddexp(0.0, z) - Y * z).sum(axis=1) + 0.5 * ridge * np.einsum("td,td->t", theta, theta)
 
 
-def estimate_ability(responses: np.ndarray, disc: np.ndarray, diff: np.ndarray, *,
-                     prior_scale: float | None = None, max_iter: int = 100, tol: float = 1e-8) -> np.ndarray:
+def estimate_ability(
+    responses: np.ndarray,
+    disc: np.ndarray,
+    diff: np.ndarray,
+    *,
+    prior_scale: float | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-8,
+) -> np.ndarray:
     """Abilities ``(n_targets, dims)`` of target models from their 0/1 ``responses``
     ``(n_targets, n)`` on ``n`` items with parameters ``disc (n, dims)``, ``diff (n,)``.
 
@@ -63,8 +64,11 @@ def estimate_ability(responses: np.ndarray, disc: np.ndarray, diff: np.ndarray, 
     disc, diff = _check_item_params(disc, diff)
     Y = np.atleast_2d(np.asarray(responses, dtype=np.float64))
     if Y.ndim != 2 or Y.shape[1] != disc.shape[0]:
-        raise _bad("responses", f"expected (n_targets, {disc.shape[0]}), got shape {np.shape(responses)}",
-                   "pass one column per item of disc/diff")
+        raise _bad(
+            "responses",
+            f"expected (n_targets, {disc.shape[0]}), got shape {np.shape(responses)}",
+            "pass one column per item of disc/diff",
+        )
     _check_binary(Y, "responses")
     ridge = ML_RIDGE if prior_scale is None else 1.0 / _check_scale("prior_scale", prior_scale) ** 2
     n_t, dims = Y.shape[0], disc.shape[1]

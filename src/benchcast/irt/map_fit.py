@@ -19,12 +19,12 @@ __all__ = ["DEFAULT_ABILITY_SCALE", "DEFAULT_DIFF_SCALE", "DEFAULT_DISC_SCALE", 
 
 #: Prior standard deviations of the MAP fit (see :func:`fit_mirt_2pl` for why these values).
 DEFAULT_ABILITY_SCALE = 1.0
-DEFAULT_DISC_SCALE = None   # learned per dimension by empirical Bayes
-DEFAULT_DIFF_SCALE = None   # learned by empirical Bayes
+DEFAULT_DISC_SCALE = None  # learned per dimension by empirical Bayes
+DEFAULT_DIFF_SCALE = None  # learned by empirical Bayes
 _INIT_SCALE = 0.1
-_WARMUP_ITER = 30        # plain L-BFGS iterations before the first preconditioned round
-_ROUND_ITER = 50         # L-BFGS iterations per preconditioned round (scales update between)
-_SCALE_RTOL = 0.01       # stop when no learned disc scale moves by more than 1%
+_WARMUP_ITER = 30  # plain L-BFGS iterations before the first preconditioned round
+_ROUND_ITER = 50  # L-BFGS iterations per preconditioned round (scales update between)
+_SCALE_RTOL = 0.01  # stop when no learned disc scale moves by more than 1%
 _MIN_GAMMA = 1e-3
 _MIN_DISC_VAR, _MAX_DISC_VAR = 1e-8, 1e4
 
@@ -47,8 +47,15 @@ class _Objective:
     Gauss-Newton Hessian cuts L-BFGS iterations several-fold.
     """
 
-    def __init__(self, signs: np.ndarray, mask: np.ndarray, dims: int,
-                 prec_ability: float, prec_disc: np.ndarray, prec_diff: float):
+    def __init__(
+        self,
+        signs: np.ndarray,
+        mask: np.ndarray,
+        dims: int,
+        prec_ability: float,
+        prec_disc: np.ndarray,
+        prec_diff: float,
+    ):
         self.signs = signs
         self.dims = dims
         self.n_subjects, self.n_items = signs.shape
@@ -58,7 +65,7 @@ class _Objective:
         self.const = (signs.size - self.n_obs) * np.log(2.0)
         self.pa, self.pb = float(prec_ability), float(prec_diff)
         self.pg = np.broadcast_to(np.asarray(prec_disc, dtype=np.float64), (dims,)).copy()
-        self.mg = np.zeros(dims)   # prior means of disc (per dimension) and diff (learned or 0)
+        self.mg = np.zeros(dims)  # prior means of disc (per dimension) and diff (learned or 0)
         self.mb = 0.0
         self.scale = np.full(self.na + self.nd + self.n_items, 1.0 / np.sqrt(self.norm))
         self._z = np.empty(signs.shape)
@@ -70,8 +77,7 @@ class _Objective:
         A, G, b = self.split(x)
         P = expit(A @ G.T - self.dims * b)
         W = P * (1.0 - P) * mask
-        return (W @ (G * G) + self.pa, W.T @ (A * A) + self.pg,
-                self.dims**2 * W.sum(axis=0) + self.pb)
+        return (W @ (G * G) + self.pa, W.T @ (A * A) + self.pg, self.dims**2 * W.sum(axis=0) + self.pb)
 
     def set_preconditioner(self, hA: np.ndarray, hG: np.ndarray, hb: np.ndarray) -> None:
         h = np.concatenate([hA.ravel(), hG.ravel(), hb])
@@ -79,8 +85,7 @@ class _Objective:
 
     def split(self, x: np.ndarray):
         na, nd, dims = self.na, self.nd, self.dims
-        return (x[:na].reshape(self.n_subjects, dims), x[na:na + nd].reshape(self.n_items, dims),
-                x[na + nd:])
+        return (x[:na].reshape(self.n_subjects, dims), x[na : na + nd].reshape(self.n_items, dims), x[na + nd :])
 
     def value_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """Unnormalised negative log posterior and its gradient at parameters ``x``."""
@@ -88,24 +93,27 @@ class _Objective:
         z, e, w = self._z, self._e, self._w
         np.matmul(A, G.T, out=z)
         z -= self.dims * b
-        z *= self.signs                          # t
-        np.abs(z, out=e)                         # |t|
-        sum_min = 0.5 * (z.sum() - e.sum())      # sum min(t, 0)
+        z *= self.signs  # t
+        np.abs(z, out=e)  # |t|
+        sum_min = 0.5 * (z.sum() - e.sum())  # sum min(t, 0)
         np.negative(e, out=e)
-        np.exp(e, out=e)                         # exp(-|t|)
+        np.exp(e, out=e)  # exp(-|t|)
         np.log1p(e, out=w)
-        nll = w.sum() - sum_min - self.const     # sum softplus(-t) = log1p(exp(-|t|)) - min(t, 0), observed cells
+        nll = w.sum() - sum_min - self.const  # sum softplus(-t) = log1p(exp(-|t|)) - min(t, 0), observed cells
         # R = P - Y = -signs * sigmoid(-t), sigmoid(-t) = (1 - tanh(t / 2)) / 2: one tanh pass
         # instead of a second exp, a reciprocal and the products that select the stable branch
         # (the elementwise passes are most of an evaluation); formed as 2R, halved below
         z *= 0.5
         np.tanh(z, out=z)
         z -= 1.0
-        z *= self.signs                          # 2R (0 where unobserved)
+        z *= self.signs  # 2R (0 where unobserved)
         Gc = G - self.mg
         bc = b - self.mb
-        prior = 0.5 * (self.pa * np.dot(x[:self.na], x[:self.na]) + np.sum(self.pg * np.einsum("id,id->d", Gc, Gc))
-                       + self.pb * np.dot(bc, bc))
+        prior = 0.5 * (
+            self.pa * np.dot(x[: self.na], x[: self.na])
+            + np.sum(self.pg * np.einsum("id,id->d", Gc, Gc))
+            + self.pb * np.dot(bc, bc)
+        )
         grad = np.empty_like(x)
         gA, gG, _ = self.split(grad)
         np.matmul(z, G, out=gA)
@@ -114,7 +122,7 @@ class _Objective:
         np.matmul(z.T, A, out=gG)
         gG *= 0.5
         gG += self.pg * Gc
-        grad[self.na + self.nd:] = -0.5 * self.dims * z.sum(axis=0) + self.pb * bc
+        grad[self.na + self.nd :] = -0.5 * self.dims * z.sum(axis=0) + self.pb * bc
         return float(nll + prior), grad
 
     def scaled(self, u: np.ndarray) -> tuple[float, np.ndarray]:
@@ -136,16 +144,35 @@ class _Objective:
 
         from scipy.optimize import minimize  # here: scipy.optimize costs every workflow job ~0.3 s to import
 
-        res = minimize(lambda u: value_grad(u)[0], x0 / self.scale, jac=lambda u: value_grad(u)[1], method="L-BFGS-B",
-                       options={"maxiter": int(max_iter), "ftol": float(tol), "gtol": 1e-12,
-                                "maxcor": maxcor, "maxfun": 2 * int(max_iter) + 50})
+        res = minimize(
+            lambda u: value_grad(u)[0],
+            x0 / self.scale,
+            jac=lambda u: value_grad(u)[1],
+            method="L-BFGS-B",
+            options={
+                "maxiter": int(max_iter),
+                "ftol": float(tol),
+                "gtol": 1e-12,
+                "maxcor": maxcor,
+                "maxfun": 2 * int(max_iter) + 50,
+            },
+        )
         return res.x * self.scale, res
 
 
-def fit_mirt_2pl(responses: np.ndarray, observed: np.ndarray | None = None, *, dims: int = 10,
-                 rng: np.random.Generator, ability_scale: float = DEFAULT_ABILITY_SCALE,
-                 disc_scale: float | None = DEFAULT_DISC_SCALE, diff_scale: float | None = DEFAULT_DIFF_SCALE,
-                 max_iter: int = 3000, tol: float = 1e-5, prior_means: bool = True) -> IRTParams:
+def fit_mirt_2pl(
+    responses: np.ndarray,
+    observed: np.ndarray | None = None,
+    *,
+    dims: int = 10,
+    rng: np.random.Generator,
+    ability_scale: float = DEFAULT_ABILITY_SCALE,
+    disc_scale: float | None = DEFAULT_DISC_SCALE,
+    diff_scale: float | None = DEFAULT_DIFF_SCALE,
+    max_iter: int = 3000,
+    tol: float = 1e-5,
+    prior_means: bool = True,
+) -> IRTParams:
     """MAP fit of the multidimensional 2PL of tinyBenchmarks / py-irt ``multidim_2pl``.
 
     Model (Polo et al. 2024; the paper's P-IRT / GP-IRT, App. A.2): ``Y[j, i] ~
@@ -239,15 +266,25 @@ def fit_mirt_2pl(responses: np.ndarray, observed: np.ndarray | None = None, *, d
     if not (np.isfinite(tol) and tol > 0):
         raise _bad("tol", f"must be a positive number, got {tol!r}", "use e.g. tol=1e-5")
 
-    A, G, b, n_iter, converged, f, _ = _fit_map(Y, mask, dims, rng, sa, sg, sb, int(max_iter), float(tol),
-                                                learn_means=bool(prior_means))
+    A, G, b, n_iter, converged, f, _ = _fit_map(
+        Y, mask, dims, rng, sa, sg, sb, int(max_iter), float(tol), learn_means=bool(prior_means)
+    )
     A, G = _standardize(A, G)
-    return IRTParams(disc=G, diff=b, ability=A, n_iter=n_iter, converged=converged,
-                     neg_log_posterior=f)
+    return IRTParams(disc=G, diff=b, ability=A, n_iter=n_iter, converged=converged, neg_log_posterior=f)
 
 
-def _fit_map(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generator, sa: float,
-             sg: float | None, sb: float | None, max_iter: int, tol: float, learn_means: bool = False):
+def _fit_map(
+    Y: np.ndarray,
+    mask: np.ndarray,
+    dims: int,
+    rng: np.random.Generator,
+    sa: float,
+    sg: float | None,
+    sb: float | None,
+    max_iter: int,
+    tol: float,
+    learn_means: bool = False,
+):
     """The MAP itself (validated inputs; ``sg=None`` / ``sb=None`` learn the disc scales / the
     diff scale, ``learn_means`` the disc means per dimension and the diff mean).
 
@@ -285,7 +322,7 @@ def _fit_map(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generato
             if learn_means:
                 # type-II ML prior means (py-irt's N(0, 10) hyperprior on them is negligible here)
                 mg_new = G.mean(axis=0)
-                change = max(change, float(np.max(np.abs(mg_new - obj.mg) * np.sqrt(obj.pg))))   # in prior sds
+                change = max(change, float(np.max(np.abs(mg_new - obj.mg) * np.sqrt(obj.pg))))  # in prior sds
                 obj.mg = mg_new
                 obj.mb = float(b.mean())
             if learn_disc:
@@ -293,7 +330,7 @@ def _fit_map(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generato
                 gamma = np.maximum((1.0 - obj.pg / hG).sum(axis=0), _MIN_GAMMA)
                 s2 = np.clip(np.einsum("id,id->d", Gc, Gc) / gamma, _MIN_DISC_VAR, _MAX_DISC_VAR)
                 hG += 1.0 / s2 - obj.pg
-                change = max(change, float(np.max(np.abs(np.log(s2 * obj.pg)))) / 2.0)   # max |log(s_new / s_old)|
+                change = max(change, float(np.max(np.abs(np.log(s2 * obj.pg)))) / 2.0)  # max |log(s_new / s_old)|
                 obj.pg = 1.0 / s2
             if learn_diff:
                 bc = b - obj.mb
@@ -305,7 +342,7 @@ def _fit_map(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generato
             obj.set_preconditioner(hA, hG, hb)
             steps = min(_ROUND_ITER, budget - total)
             x, res = obj.minimize(x, steps, tol)
-            total += max(int(res.nit), 1)     # a round that cannot move still uses budget
+            total += max(int(res.nit), 1)  # a round that cannot move still uses budget
             if bool(res.success) and res.nit < steps and change < _SCALE_RTOL:
                 converged = True
                 break

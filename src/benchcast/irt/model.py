@@ -34,12 +34,12 @@ def expit(z: np.ndarray) -> np.ndarray:
 class IRTParams:
     """A fitted multidimensional 2PL: ``logit = ability @ disc.T - dims * diff``."""
 
-    disc: np.ndarray      # (n_items, dims) float64
-    diff: np.ndarray      # (n_items,) float64, py-irt convention (logit uses dims * diff)
-    ability: np.ndarray   # (n_subjects, dims)
+    disc: np.ndarray  # (n_items, dims) float64
+    diff: np.ndarray  # (n_items,) float64, py-irt convention (logit uses dims * diff)
+    ability: np.ndarray  # (n_subjects, dims)
     n_iter: int
     converged: bool
-    neg_log_posterior: float   # of the MAP (before the output re-gauging), without normalising constants
+    neg_log_posterior: float  # of the MAP (before the output re-gauging), without normalising constants
 
     @property
     def dims(self) -> int:
@@ -59,12 +59,18 @@ def _bad(field: str, problem: str, fix: str) -> DataError:
 
 def _check_binary(y: np.ndarray, field: str) -> None:
     if not np.all(np.isfinite(y)):
-        raise _bad(field, "NaN or infinite value in an observed cell",
-                   "mark missing responses as unobserved (observed=False) or drop them")
+        raise _bad(
+            field,
+            "NaN or infinite value in an observed cell",
+            "mark missing responses as unobserved (observed=False) or drop them",
+        )
     if not np.all((y == 0) | (y == 1)):
         bad = np.unique(y[(y != 0) & (y != 1)])[:5]
-        raise _bad(field, f"responses must be binary 0/1; found values such as {bad.tolist()}",
-                   "binarise the scores (the 2PL models correct/incorrect responses)")
+        raise _bad(
+            field,
+            f"responses must be binary 0/1; found values such as {bad.tolist()}",
+            "binarise the scores (the 2PL models correct/incorrect responses)",
+        )
 
 
 def _as_mask(observed, shape: tuple[int, ...]) -> np.ndarray:
@@ -72,8 +78,11 @@ def _as_mask(observed, shape: tuple[int, ...]) -> np.ndarray:
         return np.ones(shape, dtype=bool)
     m = np.asarray(observed)
     if m.shape != shape:
-        raise _bad("observed", f"mask shape {m.shape} differs from the responses' shape {shape}",
-                   "pass a boolean mask with one entry per response cell")
+        raise _bad(
+            "observed",
+            f"mask shape {m.shape} differs from the responses' shape {shape}",
+            "pass a boolean mask with one entry per response cell",
+        )
     if m.dtype != bool:
         if not np.all((m == 0) | (m == 1)):
             raise _bad("observed", "mask must be boolean (or 0/1)", "pass a boolean mask")
@@ -84,10 +93,10 @@ def _as_mask(observed, shape: tuple[int, ...]) -> np.ndarray:
 def _check_scale(name: str, value: float) -> float:
     v = float(value)
     if not (np.isfinite(v) and v > 0):
-        raise _bad(name, f"prior scale must be a finite positive number, got {value!r}",
-                   "pass a positive standard deviation")
+        raise _bad(
+            name, f"prior scale must be a finite positive number, got {value!r}", "pass a positive standard deviation"
+        )
     return v
-
 
 
 def _checked_responses(responses, observed, dims) -> tuple[np.ndarray, np.ndarray, int]:
@@ -95,8 +104,11 @@ def _checked_responses(responses, observed, dims) -> tuple[np.ndarray, np.ndarra
     boolean mask of observed cells, binary observed responses and an integer ``dims >= 1``."""
     Y = np.asarray(responses, dtype=np.float64)
     if Y.ndim != 2:
-        raise _bad("responses", f"expected a 2-D (subjects x items) array, got shape {Y.shape}",
-                   "pass the response matrix with one row per model")
+        raise _bad(
+            "responses",
+            f"expected a 2-D (subjects x items) array, got shape {Y.shape}",
+            "pass the response matrix with one row per model",
+        )
     if isinstance(dims, (bool, np.bool_)) or not isinstance(dims, (int, np.integer)) or dims < 1:
         raise _bad("dims", f"dims must be an integer >= 1, got {dims!r}", "use e.g. dims=10")
     if Y.shape[0] < 1 or Y.shape[1] < 1:
@@ -115,8 +127,11 @@ def _check_item_params(disc, diff) -> tuple[np.ndarray, np.ndarray]:
     if disc.ndim != 2:
         raise _bad("disc", f"expected (n_items, dims), got shape {disc.shape}", "pass IRTParams.disc")
     if diff.shape != (disc.shape[0],):
-        raise _bad("diff", f"expected shape ({disc.shape[0]},) to match disc {disc.shape}, got {diff.shape}",
-                   "pass IRTParams.diff for the same items as disc")
+        raise _bad(
+            "diff",
+            f"expected shape ({disc.shape[0]},) to match disc {disc.shape}, got {diff.shape}",
+            "pass IRTParams.diff for the same items as disc",
+        )
     return disc, diff
 
 
@@ -132,8 +147,11 @@ def response_probabilities(ability: np.ndarray, disc: np.ndarray, diff: np.ndarr
     disc, diff = _check_item_params(disc, diff)
     th = np.atleast_2d(np.asarray(ability, dtype=np.float64))
     if th.ndim != 2 or th.shape[1] != disc.shape[1]:
-        raise _bad("ability", f"expected (n_subjects, {disc.shape[1]}), got shape {np.shape(ability)}",
-                   "pass abilities with the same dims as disc")
+        raise _bad(
+            "ability",
+            f"expected (n_subjects, {disc.shape[1]}), got shape {np.shape(ability)}",
+            "pass abilities with the same dims as disc",
+        )
     dims = disc.shape[1]
     z = th @ disc.T - dims * diff
     if th.shape[0] and disc.shape[0]:
@@ -142,7 +160,7 @@ def response_probabilities(ability: np.ndarray, disc: np.ndarray, diff: np.ndarr
         if hit.size:
             step = max(1, 2_000_000 // max(1, th.shape[0] * dims))
             for s in range(0, hit.size, step):
-                idx = hit[s:s + step]
+                idx = hit[s : s + step]
                 terms = th[:, None, :] * disc[None, idx, :] - diff[None, idx, None]
                 z[:, idx] = np.clip(terms, -LOGIT_CLIP, LOGIT_CLIP).sum(axis=2)
     return expit(z)
@@ -155,8 +173,11 @@ def log_likelihood(responses, probabilities, observed=None) -> float:
     Y = np.asarray(responses, dtype=np.float64)
     P = np.asarray(probabilities, dtype=np.float64)
     if Y.shape != P.shape:
-        raise _bad("probabilities", f"shape {P.shape} differs from the responses' {Y.shape}",
-                   "pass one probability per response")
+        raise _bad(
+            "probabilities",
+            f"shape {P.shape} differs from the responses' {Y.shape}",
+            "pass one probability per response",
+        )
     mask = _as_mask(observed, Y.shape)
     y, p = Y[mask], np.clip(P[mask], 1e-12, 1.0 - 1e-12)
     if y.size == 0:

@@ -20,10 +20,10 @@ __all__ = ["PYIRT_EPOCHS", "PYIRT_LR", "PYIRT_LR_DECAY", "fit_mirt_2pl_svi"]
 PYIRT_EPOCHS = 2000
 PYIRT_LR = 0.1
 PYIRT_LR_DECAY = 0.9999
-_ADAM_BETA1, _ADAM_BETA2, _ADAM_EPS = 0.9, 0.999, 1e-8    # torch.optim.Adam defaults
-_HYPER_MU_SD = 10.0                                        # mu_* ~ Normal(0, 10)
+_ADAM_BETA1, _ADAM_BETA2, _ADAM_EPS = 0.9, 0.999, 1e-8  # torch.optim.Adam defaults
+_HYPER_MU_SD = 10.0  # mu_* ~ Normal(0, 10)
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
-_GAMMA_TINY = float(np.finfo(np.float32).tiny)             # torch clamps Gamma draws to finfo.tiny (float32)
+_GAMMA_TINY = float(np.finfo(np.float32).tiny)  # torch clamps Gamma draws to finfo.tiny (float32)
 #: ``fit_mirt_2pl_svi(dtype=...)``: precision of the parameters, Adam state, noise and guide
 _SVI_DTYPES = {"float64": np.float64, "float32": np.float32}
 
@@ -43,8 +43,18 @@ class _SVILayout:
     def __init__(self, n_subjects: int, n_items: int, dims: int):
         S, I, D = int(n_subjects), int(n_items), int(dims)
         self.S, self.I, self.D, self.K = S, I, D, 1 + 2 * D
-        names = (("A", S * D), ("rA", S * D), ("G", I * D), ("rG", I * D), ("B", I), ("rB", I),
-                 ("m", self.K), ("rs", self.K), ("ra", self.K), ("rb", self.K))
+        names = (
+            ("A", S * D),
+            ("rA", S * D),
+            ("G", I * D),
+            ("rG", I * D),
+            ("B", I),
+            ("rB", I),
+            ("m", self.K),
+            ("rs", self.K),
+            ("ra", self.K),
+            ("rb", self.K),
+        )
         self.sl, start = {}, 0
         for name, size in names:
             self.sl[name] = slice(start, start + size)
@@ -64,7 +74,7 @@ class _SVILayout:
     def noise(self, eps: np.ndarray):
         S, I, D = self.S, self.I, self.D
         a, g = S * D, S * D + I * D
-        return (eps[:a].reshape(S, D), eps[a:g].reshape(I, D), eps[g:g + I], eps[g + I:])
+        return (eps[:a].reshape(S, D), eps[a:g].reshape(I, D), eps[g : g + I], eps[g + I :])
 
 
 def _std_gamma_dalpha(s: np.ndarray, alpha: np.ndarray) -> np.ndarray:
@@ -84,7 +94,7 @@ def _std_gamma_dalpha(s: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     h = 1e-4 * np.minimum(a, np.sqrt(a))
     upper = s > a
     d_low = gammainc(a + h, s) - gammainc(a - h, s)
-    d_up = gammaincc(a - h, s) - gammaincc(a + h, s)      # = F(a+h) - F(a-h)
+    d_up = gammaincc(a - h, s) - gammaincc(a + h, s)  # = F(a+h) - F(a-h)
     dF = np.where(upper, d_up, d_low) / (2.0 * h)
     logpdf = (a - 1.0) * np.log(s) - s - gammaln(a)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -111,7 +121,7 @@ class _BoxMullerF32:
         h, u, out = self.h, self._u, self._out
         rng.random(out=u, dtype=np.float32)
         r, th = u[:h], u[h:]
-        np.subtract(1.0, r, out=r)                # (0, 1]
+        np.subtract(1.0, r, out=r)  # (0, 1]
         np.log(r, out=r)
         r *= -2.0
         np.sqrt(r, out=r)
@@ -120,7 +130,7 @@ class _BoxMullerF32:
         np.sin(th, out=out[h:])
         out[:h] *= r
         out[h:] *= r
-        return out[:self.n]
+        return out[: self.n]
 
 
 class _SVIData:
@@ -137,7 +147,7 @@ class _SVIData:
         self.dtype = np.dtype(dtype)
         self.grad_dtype = np.dtype(grad_dtype)
         S, I = Y.shape
-        self.nsigns = np.zeros(Y.shape, dtype=self.dtype)        # -signs
+        self.nsigns = np.zeros(Y.shape, dtype=self.dtype)  # -signs
         self.nsigns[mask] = 1.0 - 2.0 * Y[mask]
         self.dims = int(dims)
         # an unobserved cell has t = 0: it adds log 2 to the softplus sum, removed by const
@@ -172,17 +182,17 @@ class _SVIData:
         gm[:, :D] = gam
         gm[:, D] = b
         np.matmul(th, gm.T, out=z)
-        z *= ns                                   # -t, t = signs * logit
-        np.abs(z, out=e)                          # |t|
-        nll = 0.5 * float((z @ ones).sum() + (e @ ones).sum())      # sum max(-t, 0)
+        z *= ns  # -t, t = signs * logit
+        np.abs(z, out=e)  # |t|
+        nll = 0.5 * float((z @ ones).sum() + (e @ ones).sum())  # sum max(-t, 0)
         np.negative(e, out=e)
-        np.exp(e, out=e)                          # exp(-|t|)
+        np.exp(e, out=e)  # exp(-|t|)
         np.log1p(e, out=w)
-        nll += float((w @ ones).sum()) - self.const   # sum softplus(-t) = log1p(exp(-|t|)) + max(-t, 0)
+        nll += float((w @ ones).sum()) - self.const  # sum softplus(-t) = log1p(exp(-|t|)) + max(-t, 0)
         z *= 0.5
         np.tanh(z, out=z)
-        z += 1.0                                  # 2 sigmoid(-t)
-        z *= ns                                   # 2R, R = P - Y = -signs * sigmoid(-t)
+        z += 1.0  # 2 sigmoid(-t)
+        z *= ns  # 2R, R = P - Y = -signs * sigmoid(-t)
         g_th = (z @ gm)[:, :D].astype(self.grad_dtype)
         g_gm = (z.T @ th).astype(self.grad_dtype)
         g_th *= 0.5
@@ -190,8 +200,9 @@ class _SVIData:
         return nll, g_th, g_gm[:, :D], g_gm[:, D].copy()
 
 
-def _svi_loss_grad(x: np.ndarray, lay: _SVILayout, data: _SVIData, eps: np.ndarray,
-                   s_std: np.ndarray) -> tuple[float, np.ndarray]:
+def _svi_loss_grad(
+    x: np.ndarray, lay: _SVILayout, data: _SVIData, eps: np.ndarray, s_std: np.ndarray
+) -> tuple[float, np.ndarray]:
     """One-sample Trace_ELBO loss (``-ELBO``, pyro's ``svi.step`` return value, constants included)
     and its reparameterised gradient in the unconstrained parameters ``x``.
 
@@ -214,8 +225,8 @@ def _svi_loss_grad(x: np.ndarray, lay: _SVILayout, data: _SVIData, eps: np.ndarr
     mu = v["m"] + sM * eM
     alpha, beta = np.exp(v["ra"]), np.exp(v["rb"])
     u = np.maximum(s_std / beta, _GAMMA_TINY)
-    mu_b, mu_t, mu_g = mu[0], mu[1:1 + D], mu[1 + D:]
-    u_b, u_t, u_g = u[0], u[1:1 + D], u[1 + D:]
+    mu_b, mu_t, mu_g = mu[0], mu[1 : 1 + D], mu[1 + D :]
+    u_b, u_t, u_g = u[0], u[1 : 1 + D], u[1 + D :]
 
     # model: observations
     nll, g_theta, g_gam, g_b = data.obs_terms(theta, gam, b)
@@ -224,25 +235,32 @@ def _svi_loss_grad(x: np.ndarray, lay: _SVILayout, data: _SVIData, eps: np.ndarr
     wt, wg, wb = u_t * u_t, u_g * u_g, u_b * u_b
     ss_t, ss_g, ss_b = np.einsum("jd,jd->d", dth, dth), np.einsum("id,id->d", dg, dg), float(db @ db)
     n_loc = S * D + I * D + I
-    lp_loc = (0.5 * (ss_t @ wt + ss_g @ wg + ss_b * wb) - S * np.log(u_t).sum() - I * np.log(u_g).sum()
-              - I * np.log(u_b) + n_loc * _HALF_LOG_2PI)
+    lp_loc = (
+        0.5 * (ss_t @ wt + ss_g @ wg + ss_b * wb)
+        - S * np.log(u_t).sum()
+        - I * np.log(u_g).sum()
+        - I * np.log(u_b)
+        + n_loc * _HALF_LOG_2PI
+    )
     g_theta += dth * wt
     g_gam += dg * wg
     g_b += db * wb
     # model: hyperpriors mu ~ Normal(0, 10), u ~ Gamma(1, 1)
-    lp_hyp = (0.5 * float(mu @ mu) / _HYPER_MU_SD**2 + lay.K * (np.log(_HYPER_MU_SD) + _HALF_LOG_2PI)
-              + float(u.sum()))
+    lp_hyp = 0.5 * float(mu @ mu) / _HYPER_MU_SD**2 + lay.K * (np.log(_HYPER_MU_SD) + _HALF_LOG_2PI) + float(u.sum())
     g_mu = mu / _HYPER_MU_SD**2
     g_mu[0] -= float(db.sum()) * wb
-    g_mu[1:1 + D] -= dth.sum(axis=0) * wt
-    g_mu[1 + D:] -= dg.sum(axis=0) * wg
+    g_mu[1 : 1 + D] -= dth.sum(axis=0) * wt
+    g_mu[1 + D :] -= dg.sum(axis=0) * wg
     g_u = np.ones(lay.K, dtype=x.dtype)
     g_u[0] += u_b * ss_b - I / u_b
-    g_u[1:1 + D] += u_t * ss_t - S / u_t
-    g_u[1 + D:] += u_g * ss_g - I / u_g
+    g_u[1 : 1 + D] += u_t * ss_t - S / u_t
+    g_u[1 + D :] += u_g * ss_g - I / u_g
     # guide: log q of the Normal sites (-log scale - eps^2 / 2 - log sqrt(2 pi)) and the Gamma sites
-    lq_normal = -(v["rA"].sum() + v["rG"].sum() + v["rB"].sum() + v["rs"].sum()) \
-        - 0.5 * float(eps @ eps) - eps.size * _HALF_LOG_2PI
+    lq_normal = (
+        -(v["rA"].sum() + v["rG"].sum() + v["rB"].sum() + v["rs"].sum())
+        - 0.5 * float(eps @ eps)
+        - eps.size * _HALF_LOG_2PI
+    )
     log_u = np.log(u)
     lq_gamma = float(np.sum(alpha * np.log(beta) + (alpha - 1.0) * log_u - beta * u - gammaln(alpha)))
     loss = nll + float(lp_loc) + lp_hyp + float(lq_normal) + lq_gamma
@@ -250,21 +268,33 @@ def _svi_loss_grad(x: np.ndarray, lay: _SVILayout, data: _SVIData, eps: np.ndarr
     grad = np.empty(lay.n, dtype=x.dtype)
     gv = lay.views(grad)
     # Normal site z = loc + scale * eps: d/dloc = dL_model/dz; d/drho = dL_model/dz * eps * scale - 1
-    for gz, e_, sc, kl, kr in ((g_theta, eA, sA, "A", "rA"), (g_gam, eG, sG, "G", "rG"),
-                               (g_b, eB, sB, "B", "rB"), (g_mu, eM, sM, "m", "rs")):
+    for gz, e_, sc, kl, kr in (
+        (g_theta, eA, sA, "A", "rA"),
+        (g_gam, eG, sG, "G", "rG"),
+        (g_b, eB, sB, "B", "rB"),
+        (g_mu, eM, sM, "m", "rs"),
+    ):
         gv[kl][...] = gz
         gv[kr][...] = gz * e_ * sc - 1.0
     # Gamma site u = s(alpha) / beta with log q = a log b + (a - 1) log u - b u - lgamma(a):
     # d/dlog(beta) = 1 - g_u * u; d/dlog(alpha) = alpha * [(g_u + (a-1)/u - b) ds/da / b + log s - digamma(a)]
     gv["rb"][...] = 1.0 - g_u * u
     dsda = _std_gamma_dalpha(np.maximum(s_std, _GAMMA_TINY), alpha)
-    gv["ra"][...] = alpha * ((g_u + (alpha - 1.0) / u - beta) * dsda / beta
-                             + np.log(u * beta) - digamma(alpha))
+    gv["ra"][...] = alpha * ((g_u + (alpha - 1.0) / u - beta) * dsda / beta + np.log(u * beta) - digamma(alpha))
     return loss, grad
 
 
-def _svi_run(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generator, epochs: int,
-             lr: float, lr_decay: float, dtype=np.float32, param_dtype=np.float64) -> dict:
+def _svi_run(
+    Y: np.ndarray,
+    mask: np.ndarray,
+    dims: int,
+    rng: np.random.Generator,
+    epochs: int,
+    lr: float,
+    lr_decay: float,
+    dtype=np.float32,
+    param_dtype=np.float64,
+) -> dict:
     """py-irt's ``IrtModelTrainer.train`` loop on validated inputs (every row and column of
     ``mask`` has an observed cell). Returns the last and best unconstrained parameter vectors,
     the per-epoch losses and the best epoch (0-based); ``diverged`` if a loss or gradient
@@ -278,7 +308,7 @@ def _svi_run(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generato
     pdt = np.dtype(param_dtype)
     lay = _SVILayout(S, I, dims)
     data = _SVIData(Y, mask, dims, dtype, grad_dtype=pdt)
-    x = np.zeros(lay.n, dtype=pdt)            # py-irt's init: locs 0, scales / alpha / beta 1
+    x = np.zeros(lay.n, dtype=pdt)  # py-irt's init: locs 0, scales / alpha / beta 1
     m1, m2 = np.zeros(lay.n, dtype=pdt), np.zeros(lay.n, dtype=pdt)
     ra = lay.sl["ra"]
     normal = _BoxMullerF32(lay.n_eps) if pdt == np.float32 else (lambda r: r.standard_normal(lay.n_eps))
@@ -305,9 +335,9 @@ def _svi_run(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generato
         g *= g
         g *= (1.0 - b2) / (1.0 - b1) ** 2
         m2 *= b2
-        m2 += g                                   # (1 - b2) * grad^2
+        m2 += g  # (1 - b2) * grad^2
         np.sqrt(m2, out=g)
-        g *= 1.0 / math.sqrt(1.0 - b2**t)        # python floats: no upcast of float32 arrays
+        g *= 1.0 / math.sqrt(1.0 - b2**t)  # python floats: no upcast of float32 arrays
         g += _ADAM_EPS
         np.divide(m1, g, out=g)
         g *= lr * lr_decay**epoch / (1.0 - b1**t)
@@ -317,13 +347,30 @@ def _svi_run(Y: np.ndarray, mask: np.ndarray, dims: int, rng: np.random.Generato
         if loss < best_loss:
             best_loss, best_epoch = loss, epoch
             best_x = x.copy()
-    return {"layout": lay, "x": x, "best_x": best_x, "losses": losses[:run], "best_epoch": best_epoch,
-            "best_loss": float(best_loss), "n_epochs": run, "diverged": diverged}
+    return {
+        "layout": lay,
+        "x": x,
+        "best_x": best_x,
+        "losses": losses[:run],
+        "best_epoch": best_epoch,
+        "best_loss": float(best_loss),
+        "n_epochs": run,
+        "diverged": diverged,
+    }
 
 
-def fit_mirt_2pl_svi(responses: np.ndarray, observed: np.ndarray | None = None, *, dims: int = 10,
-                     rng: np.random.Generator, epochs: int = PYIRT_EPOCHS, lr: float = PYIRT_LR,
-                     lr_decay: float = PYIRT_LR_DECAY, params: str = "best", dtype: str = "float64") -> IRTParams:
+def fit_mirt_2pl_svi(
+    responses: np.ndarray,
+    observed: np.ndarray | None = None,
+    *,
+    dims: int = 10,
+    rng: np.random.Generator,
+    epochs: int = PYIRT_EPOCHS,
+    lr: float = PYIRT_LR,
+    lr_decay: float = PYIRT_LR_DECAY,
+    params: str = "best",
+    dtype: str = "float64",
+) -> IRTParams:
     """The paper's IRT fit, re-implemented in numpy: tinyBenchmarks' ``multidim_2pl`` by py-irt's SVI.
 
     The paper ("How benchmark prediction from fewer data misses the mark", App. A.2) runs
@@ -438,14 +485,23 @@ def fit_mirt_2pl_svi(responses: np.ndarray, observed: np.ndarray | None = None, 
     if not (isinstance(lr_decay, (int, float, np.floating, np.integer)) and 0 < lr_decay <= 1):
         raise _bad("lr_decay", f"must be in (0, 1], got {lr_decay!r}", "use py-irt's default 0.9999")
     if params not in ("best", "last"):
-        raise _bad("params", f"must be 'best' or 'last', got {params!r}",
-                   "use 'best' (py-irt's best_params, the paper's choice)")
+        raise _bad(
+            "params",
+            f"must be 'best' or 'last', got {params!r}",
+            "use 'best' (py-irt's best_params, the paper's choice)",
+        )
     if not isinstance(rng, np.random.Generator):
-        raise _bad("rng", f"expected a numpy.random.Generator, got {type(rng).__name__}",
-                   "pass e.g. numpy.random.default_rng(0)")
+        raise _bad(
+            "rng",
+            f"expected a numpy.random.Generator, got {type(rng).__name__}",
+            "pass e.g. numpy.random.default_rng(0)",
+        )
     if not (isinstance(dtype, str) and dtype in _SVI_DTYPES):
-        raise _bad("dtype", f"must be one of {', '.join(map(repr, _SVI_DTYPES))}, got {dtype!r}",
-                   "use 'float32' (py-irt's / torch's precision, faster) or 'float64' (default)")
+        raise _bad(
+            "dtype",
+            f"must be one of {', '.join(map(repr, _SVI_DTYPES))}, got {dtype!r}",
+            "use 'float32' (py-irt's / torch's precision, faster) or 'float64' (default)",
+        )
     if not mask.any():
         raise _bad("observed", "no observed cell", "observe at least one response")
 
@@ -460,11 +516,17 @@ def fit_mirt_2pl_svi(responses: np.ndarray, observed: np.ndarray | None = None, 
     x = np.asarray(x, dtype=np.float64)
     v = res["layout"].views(x)
     m = v["m"]
-    ability = np.tile(m[1:1 + dims], (n_subjects, 1))
-    disc = np.tile(m[1 + dims:], (n_items, 1))
+    ability = np.tile(m[1 : 1 + dims], (n_subjects, 1))
+    disc = np.tile(m[1 + dims :], (n_items, 1))
     diff = np.full(n_items, m[0])
     ability[rows] = v["A"]
     disc[cols] = v["G"]
     diff[cols] = v["B"]
-    return IRTParams(disc=disc, diff=diff, ability=ability, n_iter=int(res["n_epochs"]),
-                     converged=not res["diverged"], neg_log_posterior=float(loss))
+    return IRTParams(
+        disc=disc,
+        diff=diff,
+        ability=ability,
+        n_iter=int(res["n_epochs"]),
+        converged=not res["diverged"],
+        neg_log_posterior=float(loss),
+    )

@@ -35,15 +35,15 @@ class AIPW(Method):
         self.coreset_ = random_coreset(n_items, budget, rng)
         rest = np.ones(n_items, bool)
         rest[self.coreset_] = False
-        self.features_core_ = source[:, self.coreset_].T      # (n, M): items as samples
-        self.features_rest_ = source[:, rest].T               # (N - n, M)
+        self.features_core_ = source[:, self.coreset_].T  # (n, M): items as samples
+        self.features_rest_ = source[:, rest].T  # (N - n, M)
         return self
 
     def estimate(self, oracle, rng):
-        y = oracle.query(self.coreset_)                       # (T, n)
+        y = oracle.query(self.coreset_)  # (T, n)
         coef, intercept = ridge_fit(self.features_core_, y.T, self.alpha)
-        pred_core = self.features_core_ @ coef + intercept    # (n, T)
-        pred_rest = self.features_rest_ @ coef + intercept    # (N - n, T)
+        pred_core = self.features_core_ @ coef + intercept  # (n, T)
+        pred_rest = self.features_rest_ @ coef + intercept  # (N - n, T)
         n, n_rest = len(self.coreset_), self.features_rest_.shape[0]
         correction = (pred_rest.mean(axis=0) - pred_core.mean(axis=0)) / (1.0 + n / n_rest)
         return y.mean(axis=1) + correction

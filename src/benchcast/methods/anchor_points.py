@@ -31,8 +31,9 @@ class _AnchorBase(Method):
 
     def _select(self, source, budget, rng):
         check_budget(source, budget)
-        return select_anchors(source, budget, rng, absolute=self.absolute, init=self.init,
-                              max_iter=self.max_iter, n_cpu=self.n_cpu)
+        return select_anchors(
+            source, budget, rng, absolute=self.absolute, init=self.init, max_iter=self.max_iter, n_cpu=self.n_cpu
+        )
 
 
 @register("anchor_points_weighted")
@@ -83,10 +84,10 @@ def anchor_regression(source: np.ndarray, anchors) -> tuple[np.ndarray, np.ndarr
     Xc, Yc = X - x_mean, Y - y_mean
     sxx = np.einsum("ij,ij->j", Xc, Xc)
     syy = np.einsum("ij,ij->j", Yc, Yc)
-    sxy = Yc.T @ Xc                                            # (F, A)
+    sxy = Yc.T @ Xc  # (F, A)
 
     # lstsq's rank decision for each anchor's design matrix [x, 1]
-    design = np.stack([X.T, np.ones_like(X.T)], axis=-1)       # (A, M, 2)
+    design = np.stack([X.T, np.ones_like(X.T)], axis=-1)  # (A, M, 2)
     U, sing, Vt = np.linalg.svd(design, full_matrices=False)
     rank1 = sing[:, 1] <= np.finfo(np.float64).eps * max(n_models, 2) * sing[:, 0]
 
@@ -94,9 +95,9 @@ def anchor_regression(source: np.ndarray, anchors) -> tuple[np.ndarray, np.ndarr
         slopes = np.where(rank1, 0.0, sxy / np.where(rank1, 1.0, sxx))
     intercepts = y_mean[:, None] - slopes * x_mean[None, :]
     rss = np.maximum(syy[:, None] - slopes * sxy, 0.0)
-    for j in np.flatnonzero(rank1):                            # minimum-norm rank-1 solution
+    for j in np.flatnonzero(rank1):  # minimum-norm rank-1 solution
         u, v, s1 = U[j, :, 0], Vt[j, 0, :], sing[j, 0]
-        proj = u @ Y                                           # (F,)
+        proj = u @ Y  # (F,)
         slopes[:, j] = proj * v[0] / s1
         intercepts[:, j] = proj * v[1] / s1
         rss[:, j] = ((Y - np.outer(u, proj)) ** 2).sum(axis=0)
@@ -127,7 +128,7 @@ class AnchorPointsPredictor(_AnchorBase):
         sel = self._select(source, budget, rng)
         anchors = sel.anchors
         floaters, slopes, intercepts, rss = anchor_regression(source, anchors)
-        nearest = np.argmin(rss, axis=1)                      # first anchor on ties
+        nearest = np.argmin(rss, axis=1)  # first anchor on ties
         rows = np.arange(len(floaters))
         m, b = slopes[rows, nearest], intercepts[rows, nearest]
         self.coreset_ = anchors

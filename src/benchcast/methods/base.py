@@ -3,7 +3,7 @@ learned state in ``fit``, every random choice from an explicit ``rng``)."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -31,7 +31,7 @@ class Method:
     #: name of a budget-independent per-trial fit the harness may pass as ``fit(..., prefit=)``
     needs_prefit: str | None = None
 
-    def fit(self, source: np.ndarray, budget: int, rng: np.random.Generator) -> "Method":
+    def fit(self, source: np.ndarray, budget: int, rng: np.random.Generator) -> Method:
         raise NotImplementedError
 
     def estimate(self, oracle: Oracle, rng: np.random.Generator) -> np.ndarray:
@@ -47,8 +47,7 @@ def check_budget(source: np.ndarray, budget: int) -> None:
         raise BudgetExceeded(f"budget n={budget} must be >= 1")
     if budget >= n_items:
         raise BudgetExceeded(
-            f"budget n={budget} is not smaller than the benchmark's {n_items} items; "
-            "fix: choose n < number of items"
+            f"budget n={budget} is not smaller than the benchmark's {n_items} items; fix: choose n < number of items"
         )
     if n_models < 2:
         raise ConfigError(f"need at least 2 source models, got {n_models}")
@@ -59,8 +58,9 @@ def random_coreset(n_items: int, budget: int, rng: np.random.Generator) -> np.nd
     return rng.permutation(n_items)[:budget]
 
 
-def random_subsets(n_items: int, size: int, count: int, rng: np.random.Generator,
-                   chunk_cells: int = 2**22) -> np.ndarray:
+def random_subsets(
+    n_items: int, size: int, count: int, rng: np.random.Generator, chunk_cells: int = 2**22
+) -> np.ndarray:
     """``count`` independent uniform random ``size``-subsets of ``range(n_items)``, as rows.
 
     Each row is distributed as ``rng.permutation(n_items)[:size]``, drawn by a partial
@@ -76,15 +76,15 @@ def random_subsets(n_items: int, size: int, count: int, rng: np.random.Generator
     identity = np.arange(n_items, dtype=np.intp)
     for start in range(0, count, rows_per_chunk):
         perm = np.empty((min(rows_per_chunk, count - start), n_items), dtype=np.intp)
-        perm[:] = identity                        # 2.4x faster than np.tile
-        flat = perm.reshape(-1)                   # a view: flat indices beat 2-D fancy indexing
+        perm[:] = identity  # 2.4x faster than np.tile
+        flat = perm.reshape(-1)  # a view: flat indices beat 2-D fancy indexing
         row_start = np.arange(len(perm)) * n_items
         for j in range(size):
-            swap = row_start + (j + rng.integers(0, n_items - j, size=len(perm)))   # uniform on j .. n_items-1
+            swap = row_start + (j + rng.integers(0, n_items - j, size=len(perm)))  # uniform on j .. n_items-1
             picked = flat[swap]
             flat[swap] = perm[:, j]
             perm[:, j] = picked
-        out[start:start + len(perm)] = perm[:, :size]
+        out[start : start + len(perm)] = perm[:, :size]
     return out
 
 
@@ -96,6 +96,7 @@ def register(name: str):
         cls.name = name
         REGISTRY[name] = cls
         return cls
+
     return deco
 
 
@@ -103,10 +104,13 @@ def make_method(name: str, params: dict | None = None) -> Method:
     from benchcast import methods as _m  # noqa: F401  (import registers every method)
 
     if name not in REGISTRY:
-        raise ConfigError(f"unknown method '{name}'. Known methods: {', '.join(sorted(REGISTRY))}. "
-                          "Fix: use one of these names in the config's methods list")
+        raise ConfigError(
+            f"unknown method '{name}'. Known methods: {', '.join(sorted(REGISTRY))}. "
+            "Fix: use one of these names in the config's methods list"
+        )
     try:
         return REGISTRY[name](**(params or {}))
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"bad parameters for method '{name}': {exc}. "
-                          f"Fix: see the method's docstring for its parameters") from None
+        raise ConfigError(
+            f"bad parameters for method '{name}': {exc}. Fix: see the method's docstring for its parameters"
+        ) from None

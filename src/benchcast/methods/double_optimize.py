@@ -54,7 +54,7 @@ def top_n(p: np.ndarray, n: int) -> np.ndarray:
     N = p.size
     if not 0 < n <= N:
         raise ValueError(f"need 0 < n <= {N}, got {n}")
-    kth = np.partition(p, N - n)[N - n]                      # the n-th largest value
+    kth = np.partition(p, N - n)[N - n]  # the n-th largest value
     above = np.flatnonzero(p > kth)
     tied = np.flatnonzero(p == kth)[: n - above.size]
     idx = np.sort(np.concatenate([above, tied]))
@@ -85,8 +85,8 @@ class Adam:
         self.m += (1.0 - self.beta1) * (g - self.m)
         self.v *= self.beta2
         self.v += (1.0 - self.beta2) * g * g
-        bc1 = 1.0 - self.beta1 ** self.t
-        bc2_sqrt = (1.0 - self.beta2 ** self.t) ** 0.5
+        bc1 = 1.0 - self.beta1**self.t
+        bc2_sqrt = (1.0 - self.beta2**self.t) ** 0.5
         denom = np.sqrt(self.v) / bc2_sqrt + self.eps
         param -= (self.lr / bc1) * self.m / denom
 
@@ -102,7 +102,7 @@ def loss_and_grads(S: np.ndarray, y: np.ndarray, mask: np.ndarray, w: np.ndarray
     pred = S @ (mask * w) / n
     resid = pred - y
     h = S.T @ (2.0 * resid / len(y)) / n
-    return float(np.mean(resid ** 2)), h * w, h * mask
+    return float(np.mean(resid**2)), h * w, h * mask
 
 
 @register("double_optimize")
@@ -134,8 +134,15 @@ class DoubleOptimize(Method):
     uses_coreset_stream = False
     deterministic_fit = False
 
-    def __init__(self, lr_w: float = 0.1, lr_p: float = 0.001, weight_decay: float = 1e-4,
-                 max_steps: int = 1000, patience: int = 100, train_fraction: float = 0.8):
+    def __init__(
+        self,
+        lr_w: float = 0.1,
+        lr_p: float = 0.001,
+        weight_decay: float = 1e-4,
+        max_steps: int = 1000,
+        patience: int = 100,
+        train_fraction: float = 0.8,
+    ):
         self.lr_w, self.lr_p, self.weight_decay = float(lr_w), float(lr_p), float(weight_decay)
         self.max_steps, self.patience = int(max_steps), int(patience)
         self.train_fraction = float(train_fraction)
@@ -143,9 +150,14 @@ class DoubleOptimize(Method):
             raise ValueError(f"train_fraction must be in (0, 1), got {train_fraction}")
 
     def params(self):
-        return {"lr_w": self.lr_w, "lr_p": self.lr_p, "weight_decay": self.weight_decay,
-                "max_steps": self.max_steps, "patience": self.patience,
-                "train_fraction": self.train_fraction}
+        return {
+            "lr_w": self.lr_w,
+            "lr_p": self.lr_p,
+            "weight_decay": self.weight_decay,
+            "max_steps": self.max_steps,
+            "patience": self.patience,
+            "train_fraction": self.train_fraction,
+        }
 
     def fit(self, source, budget, rng):
         check_budget(source, budget)
@@ -159,8 +171,10 @@ class DoubleOptimize(Method):
         n_train = int(n_models * self.train_fraction)
         train, valid = order[:n_train], order[n_train:]
         if n_train == 0 or valid.size == 0:
-            raise ValueError(f"{n_models} source models leave an empty training or validation set "
-                             f"at train_fraction={self.train_fraction}")
+            raise ValueError(
+                f"{n_models} source models leave an empty training or validation set "
+                f"at train_fraction={self.train_fraction}"
+            )
         S_tr, y_tr, S_va, y_va = S[train], y[train], S[valid], y[valid]
         opt_w = Adam(self.lr_w, weight_decay=self.weight_decay)
         opt_p = Adam(self.lr_p, weight_decay=self.weight_decay)
@@ -183,7 +197,7 @@ class DoubleOptimize(Method):
                 if no_improvement > self.patience:
                     break
             opt_w.step(w, grad_w)
-            opt_p.step(p, grad_mask)                           # straight-through
+            opt_p.step(p, grad_mask)  # straight-through
             p = project_capped_simplex(p, n)
 
         coreset = top_n(best_p, n)
@@ -191,7 +205,7 @@ class DoubleOptimize(Method):
         self.coreset_ = coreset
         self.weights_ = best_w[coreset]
         self.best_loss_, self.best_step_ = best_loss, best_step
-        self.history_ = np.array(history)                     # (steps run, 2): train, valid loss
+        self.history_ = np.array(history)  # (steps run, 2): train, valid loss
         self.n_steps_ = len(history)
         self.stopped_early_ = no_improvement > self.patience
         return self

@@ -62,17 +62,17 @@ IRT_FIT_KEYS = ("fitter",) + tuple(sorted({k for keys in IRT_FITTER_KEYS.values(
 class IRTTrialFit:
     """What P-IRT and GP-IRT need from one trial's source models."""
 
-    disc: np.ndarray       # (N, dims) item discriminations, full source fit
-    diff: np.ndarray       # (N,) item difficulties (py-irt convention: logit uses dims * diff)
-    bias: float            # b: P-IRT's mean absolute held-out error on validation source models
-    mean_variance: float   # mean over source models of Var_z s(f, z) (v = mean_variance / (4 n))
-    fit_seconds: float = 0.0   # the full source fit (P-IRT's training cost)
+    disc: np.ndarray  # (N, dims) item discriminations, full source fit
+    diff: np.ndarray  # (N,) item difficulties (py-irt convention: logit uses dims * diff)
+    bias: float  # b: P-IRT's mean absolute held-out error on validation source models
+    mean_variance: float  # mean over source models of Var_z s(f, z) (v = mean_variance / (4 n))
+    fit_seconds: float = 0.0  # the full source fit (P-IRT's training cost)
     bias_seconds: float = 0.0  # the held-out refit for b (GP-IRT's extra training cost)
     shared_from: int | None = None  # the trial whose fit this is (fit_irt_trials shares identical source sets)
     #: k-means anchors and weights by budget (:func:`trial_anchors`), made once by the IRT job for
     #: both P-IRT and GP-IRT (same seed stream, so the same anchors); ``None``: made at fit
     anchors: dict[int, tuple[np.ndarray, np.ndarray]] | None = None
-    anchor_seconds: dict[int, float] | None = None   # their k-means seconds (training time, Table 2)
+    anchor_seconds: dict[int, float] | None = None  # their k-means seconds (training time, Table 2)
 
     @property
     def dims(self) -> int:
@@ -81,8 +81,12 @@ class IRTTrialFit:
 
 def check_binary(source: np.ndarray, what: str = "source scores") -> None:
     if not np.isin(source, (0.0, 1.0)).all():
-        raise DataError(what, "score", "IRT methods need binary (0/1) scores; found other values",
-                        "use P-IRT/GP-IRT only on accuracy benchmarks (the paper's footnote 1)")
+        raise DataError(
+            what,
+            "score",
+            "IRT methods need binary (0/1) scores; found other values",
+            "use P-IRT/GP-IRT only on accuracy benchmarks (the paper's footnote 1)",
+        )
 
 
 def check_fit_params(irt_params: dict | None) -> dict:
@@ -91,17 +95,22 @@ def check_fit_params(irt_params: dict | None) -> dict:
     params = dict(irt_params or {})
     fitter = params.get("fitter", "map")
     if fitter not in IRT_FITTER_KEYS:
-        raise ConfigError(f"unknown IRT fitter {fitter!r}; choose one of {', '.join(IRT_FITTER_KEYS)} "
-                          "(config misses_the_mark.irt.fitter or irt_validation.fit.fitter)")
+        raise ConfigError(
+            f"unknown IRT fitter {fitter!r}; choose one of {', '.join(IRT_FITTER_KEYS)} "
+            "(config misses_the_mark.irt.fitter or irt_validation.fit.fitter)"
+        )
     unknown = set(params) - {"fitter"} - set(IRT_FITTER_KEYS[fitter])
     if unknown:
-        raise ConfigError(f"IRT parameter(s) {sorted(unknown)} do not apply to fitter {fitter!r}; it takes "
-                          f"{', '.join(IRT_FITTER_KEYS[fitter])}")
+        raise ConfigError(
+            f"IRT parameter(s) {sorted(unknown)} do not apply to fitter {fitter!r}; it takes "
+            f"{', '.join(IRT_FITTER_KEYS[fitter])}"
+        )
     return params
 
 
-def fit_irt(responses: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None,
-            observed: np.ndarray | None = None) -> irt.IRTParams:
+def fit_irt(
+    responses: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None, observed: np.ndarray | None = None
+) -> irt.IRTParams:
     """Fit the multidimensional 2PL with the configured fitter (``fitter``: ``map`` default, or ``svi``)."""
     params = check_fit_params(irt_params)
     fitter = params.pop("fitter", "map")
@@ -110,8 +119,7 @@ def fit_irt(responses: np.ndarray, rng: np.random.Generator, irt_params: dict | 
     return irt.fit_mirt_2pl(responses, observed, rng=rng, **params)
 
 
-def heldout_bias(source: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None,
-                 every: int = 5) -> float:
+def heldout_bias(source: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None, every: int = 5) -> float:
     """tinyBenchmarks' estimate of P-IRT's error: refit without models ``0, every, 2*every, ...``,
     estimate those models' abilities on the even items, average |predicted - true| on the odd items."""
     params = check_fit_params(irt_params)
@@ -119,7 +127,9 @@ def heldout_bias(source: np.ndarray, rng: np.random.Generator, irt_params: dict 
     val = np.arange(0, m, every)
     train = np.setdiff1d(np.arange(m), val)
     if len(train) < 2 or len(val) < 1:
-        raise ConfigError(f"GP-IRT's bias estimate needs >= 2 training and >= 1 validation source model; got {m} models")
+        raise ConfigError(
+            f"GP-IRT's bias estimate needs >= 2 training and >= 1 validation source model; got {m} models"
+        )
     fit = fit_irt(source[train], rng, params)
     seen, unseen = np.arange(0, source.shape[1], 2), np.arange(1, source.shape[1], 2)
     theta = irt.estimate_ability(source[val][:, seen], fit.disc[seen], fit.diff[seen])
@@ -127,8 +137,9 @@ def heldout_bias(source: np.ndarray, rng: np.random.Generator, irt_params: dict 
     return float(np.mean(np.abs(pred - source[val][:, unseen].mean(axis=1))))
 
 
-def fit_trial_irt(source: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None,
-                  with_bias: bool = True) -> IRTTrialFit:
+def fit_trial_irt(
+    source: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None, with_bias: bool = True
+) -> IRTTrialFit:
     """One trial's IRT: the full source fit and (for GP-IRT) the held-out bias ``b``."""
     check_binary(source)
     params = check_fit_params(irt_params)
@@ -136,14 +147,25 @@ def fit_trial_irt(source: np.ndarray, rng: np.random.Generator, irt_params: dict
     fit = fit_irt(source, rng, params)
     t1 = time.perf_counter()
     bias = heldout_bias(source, rng, params) if with_bias else float("nan")
-    return IRTTrialFit(disc=fit.disc, diff=fit.diff, bias=bias,
-                       mean_variance=float(np.var(source, axis=1).mean()),
-                       fit_seconds=t1 - t0, bias_seconds=time.perf_counter() - t1)
+    return IRTTrialFit(
+        disc=fit.disc,
+        diff=fit.diff,
+        bias=bias,
+        mean_variance=float(np.var(source, axis=1).mean()),
+        fit_seconds=t1 - t0,
+        bias_seconds=time.perf_counter() - t1,
+    )
 
 
-def fit_irt_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.ndarray]], base_seed: int,
-                   irt_params: dict | None = None, with_bias: bool = True, share_identical_sources: bool = True,
-                   log=lambda s: None) -> dict[int, IRTTrialFit]:
+def fit_irt_trials(
+    scores: np.ndarray,
+    by_trial: dict[int, tuple[np.ndarray, np.ndarray]],
+    base_seed: int,
+    irt_params: dict | None = None,
+    with_bias: bool = True,
+    share_identical_sources: bool = True,
+    log=lambda s: None,
+) -> dict[int, IRTTrialFit]:
     """The IRT fit of every trial's source models (seed stream ``"irt"``), as the workflow's
     prefit job (:class:`IRTPrefit`) makes it once per (dataset, split) for all budgets and both methods.
 
@@ -182,14 +204,15 @@ def irt_anchors(disc: np.ndarray, diff: np.ndarray, budget: int, rng: np.random.
 
     x = np.column_stack([disc, diff])
     km = KMeans(n_clusters=budget, n_init="auto", random_state=int(rng.integers(2**31 - 1))).fit(x)
-    d2 = ((km.cluster_centers_ ** 2).sum(1)[:, None] - 2 * km.cluster_centers_ @ x.T + (x ** 2).sum(1)[None, :])
+    d2 = (km.cluster_centers_**2).sum(1)[:, None] - 2 * km.cluster_centers_ @ x.T + (x**2).sum(1)[None, :]
     anchors = d2.argmin(axis=1)
     weights = np.bincount(km.labels_, minlength=budget) / x.shape[0]
     return anchors, weights
 
 
-def trial_anchors(fit: IRTTrialFit, budgets, base_seed: int,
-                  trial: int) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], dict[int, float]]:
+def trial_anchors(
+    fit: IRTTrialFit, budgets, base_seed: int, trial: int
+) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], dict[int, float]]:
     """:func:`irt_anchors` of one trial's fit for every budget, each from a fresh generator of
     the ``irt_anchors`` stream -- the generator P-IRT's and GP-IRT's ``fit`` receive in that
     trial (:func:`benchcast.harness.run_job`), so the anchors are the ones they would draw.
@@ -277,13 +300,14 @@ def gp_irt_lambda(bias: float, mean_variance: float, budget: int) -> float:
     if not np.isfinite(bias):
         raise ValueError("GP-IRT needs the held-out bias b; the IRT fit was made without it")
     v = mean_variance / (4 * budget)
-    b2 = bias ** 2
+    b2 = bias**2
     if b2 + v == 0:
         return 0.0
     return float(b2 / (v + b2))
 
 
 # ------------------------------------------------------------------ storage of per-trial fits
+
 
 def fits_to_frames(fits: dict[int, IRTTrialFit]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per-trial fits as two tidy tables: items (trial, item_idx, disc_0.., diff) and trials."""
@@ -294,19 +318,38 @@ def fits_to_frames(fits: dict[int, IRTTrialFit]) -> tuple[pd.DataFrame, pd.DataF
         d["diff"] = f.diff
         items.append(pd.DataFrame(d))
         trials.append((t, f.bias, f.mean_variance, f.dims))
-    return (pd.concat(items, ignore_index=True),
-            pd.DataFrame(trials, columns=["trial", "bias", "mean_variance", "dims"]).astype({"trial": np.int32}))
+    return (
+        pd.concat(items, ignore_index=True),
+        pd.DataFrame(trials, columns=["trial", "bias", "mean_variance", "dims"]).astype({"trial": np.int32}),
+    )
 
 
 def anchors_to_frame(fits: dict[int, IRTTrialFit]) -> pd.DataFrame:
     """The fits' precomputed anchors as a table: trial, budget, position, item_idx, weight
     (no timings: this is a deterministic output; the seconds go to the IRT timing table)."""
-    rows = [pd.DataFrame({"trial": np.int32(t), "budget": np.int32(n), "position": np.arange(len(a), dtype=np.int32),
-                          "item_idx": np.asarray(a, dtype=np.int32), "weight": np.asarray(w, dtype=np.float64)})
-            for t, f in sorted(fits.items()) for n, (a, w) in sorted((f.anchors or {}).items())]
+    rows = [
+        pd.DataFrame(
+            {
+                "trial": np.int32(t),
+                "budget": np.int32(n),
+                "position": np.arange(len(a), dtype=np.int32),
+                "item_idx": np.asarray(a, dtype=np.int32),
+                "weight": np.asarray(w, dtype=np.float64),
+            }
+        )
+        for t, f in sorted(fits.items())
+        for n, (a, w) in sorted((f.anchors or {}).items())
+    ]
     if not rows:
-        return pd.DataFrame({"trial": np.int32([]), "budget": np.int32([]), "position": np.int32([]),
-                             "item_idx": np.int32([]), "weight": np.float64([])})
+        return pd.DataFrame(
+            {
+                "trial": np.int32([]),
+                "budget": np.int32([]),
+                "position": np.int32([]),
+                "item_idx": np.int32([]),
+                "weight": np.float64([]),
+            }
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -321,23 +364,32 @@ class IRTPrefit(Prefit):
 
     def fit_trials(self, scores, by_trial, settings, budgets, base_seed, log):
         share = bool(settings.get("share_identical_sources", True))
-        log(f"IRT fits of {len(by_trial)} trials, params={dict(settings['irt'])}, bias={settings['with_bias']}, "
-            f"share_identical_sources={share}")
-        fits = fit_irt_trials(scores, by_trial, base_seed, settings["irt"], settings["with_bias"],
-                              share_identical_sources=share, log=log)
+        log(
+            f"IRT fits of {len(by_trial)} trials, params={dict(settings['irt'])}, bias={settings['with_bias']}, "
+            f"share_identical_sources={share}"
+        )
+        fits = fit_irt_trials(
+            scores, by_trial, base_seed, settings["irt"], settings["with_bias"], share_identical_sources=share, log=log
+        )
         # P-IRT's and GP-IRT's k-means anchors of every trial and budget, once for both methods
         budgets = [int(n) for n in budgets if int(n) <= scores.shape[1]]
         for trial, fit in fits.items():
             fit.anchors, fit.anchor_seconds = trial_anchors(fit, budgets, base_seed, trial)
         log(f"anchors for budgets {budgets}: {sum(sum(f.anchor_seconds.values()) for f in fits.values()):.1f}s")
-        timing = pd.DataFrame({"trial": list(fits), "fit_seconds": [f.fit_seconds for f in fits.values()],
-                               "bias_seconds": [f.bias_seconds for f in fits.values()],
-                               "shared_from": [f.shared_from for f in fits.values()],
-                               **{f"anchor_seconds_n{n}": [f.anchor_seconds[n] for f in fits.values()]
-                                  for n in budgets}})
+        timing = pd.DataFrame(
+            {
+                "trial": list(fits),
+                "fit_seconds": [f.fit_seconds for f in fits.values()],
+                "bias_seconds": [f.bias_seconds for f in fits.values()],
+                "shared_from": [f.shared_from for f in fits.values()],
+                **{f"anchor_seconds_n{n}": [f.anchor_seconds[n] for f in fits.values()] for n in budgets},
+            }
+        )
         made = timing.shared_from == timing.trial
-        log(f"{int(made.sum())} distinct fits, {timing.fit_seconds[made].sum():.1f}s full fits, "
-            f"{timing.bias_seconds[made].sum():.1f}s bias refits")
+        log(
+            f"{int(made.sum())} distinct fits, {timing.fit_seconds[made].sum():.1f}s full fits, "
+            f"{timing.bias_seconds[made].sum():.1f}s bias refits"
+        )
         return fits, timing
 
     def to_tables(self, fits):
@@ -354,21 +406,34 @@ class IRTPrefit(Prefit):
         return t.fit_seconds + (t.bias_seconds if method == "gp_irt" else 0.0) + kmeans
 
 
-def frames_to_fits(items: pd.DataFrame, trials: pd.DataFrame, anchors: pd.DataFrame | None = None) -> dict[int, IRTTrialFit]:
+def frames_to_fits(
+    items: pd.DataFrame, trials: pd.DataFrame, anchors: pd.DataFrame | None = None
+) -> dict[int, IRTTrialFit]:
     """Inverse of :func:`fits_to_frames` (and of :func:`anchors_to_frame` when ``anchors`` is given)."""
     by_trial = {}
     if anchors is not None:
         for (t, n), g in anchors.groupby(["trial", "budget"], sort=False):
             g = g.sort_values("position")
-            by_trial.setdefault(int(t), {})[int(n)] = (g["item_idx"].to_numpy(np.int64), g["weight"].to_numpy(np.float64))
+            by_trial.setdefault(int(t), {})[int(n)] = (
+                g["item_idx"].to_numpy(np.int64),
+                g["weight"].to_numpy(np.float64),
+            )
     disc_cols = sorted((c for c in items.columns if c.startswith("disc_")), key=lambda c: int(c[5:]))
     out = {}
     for (t, g), (_, row) in zip(items.groupby("trial", sort=True), trials.sort_values("trial").iterrows()):
         if int(row.trial) != int(t):
-            raise DataError("IRT fits", "trial", f"item table and trial table disagree (trial {t} vs {row.trial})",
-                            "delete the IRT prefit folder (results/prefit/.../irt) and rerun")
+            raise DataError(
+                "IRT fits",
+                "trial",
+                f"item table and trial table disagree (trial {t} vs {row.trial})",
+                "delete the IRT prefit folder (results/prefit/.../irt) and rerun",
+            )
         g = g.sort_values("item_idx")
-        out[int(t)] = IRTTrialFit(disc=g[disc_cols].to_numpy(np.float64), diff=g["diff"].to_numpy(np.float64),
-                                  bias=float(row.bias), mean_variance=float(row.mean_variance),
-                                  anchors=by_trial.get(int(t)))   # None without an anchors table
+        out[int(t)] = IRTTrialFit(
+            disc=g[disc_cols].to_numpy(np.float64),
+            diff=g["diff"].to_numpy(np.float64),
+            bias=float(row.bias),
+            mean_variance=float(row.mean_variance),
+            anchors=by_trial.get(int(t)),
+        )  # None without an anchors table
     return out

@@ -30,22 +30,23 @@ def _early_exit() -> bool:
         return tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 9)
     except ValueError:
         return False
+
+
 @dataclass
 class LassoSelection:
     """One budget's pick from a Lasso path: the core set, its weights and the intercept."""
 
     alpha: float
-    coreset: np.ndarray     # item indices with non-zero weight (ascending)
-    coef: np.ndarray        # their weights
+    coreset: np.ndarray  # item indices with non-zero weight (ascending)
+    coef: np.ndarray  # their weights
     intercept: float
-    n_items: int            # items of the source matrix the path was fitted on
+    n_items: int  # items of the source matrix the path was fitted on
 
 
-_GAP_MARGIN = 1e-12       # relative safety margin of the skip test (see lasso_path_skipping)
+_GAP_MARGIN = 1e-12  # relative safety margin of the skip test (see lasso_path_skipping)
 
 
-def lasso_path_skipping(X: np.ndarray, y: np.ndarray, alphas_desc: np.ndarray, max_iter: int,
-                        tol: float) -> np.ndarray:
+def lasso_path_skipping(X: np.ndarray, y: np.ndarray, alphas_desc: np.ndarray, max_iter: int, tol: float) -> np.ndarray:
     """``lasso_path(X, y, alphas=alphas_desc, max_iter=max_iter, tol=tol)[1]``, bit for bit, faster.
 
     Along the path scikit-learn calls its coordinate-descent kernel once per alpha, warm
@@ -69,17 +70,17 @@ def lasso_path_skipping(X: np.ndarray, y: np.ndarray, alphas_desc: np.ndarray, m
     from scipy.linalg.blas import dasum, ddot, dgemv
 
     n_samples, n_features = X.shape
-    alphas_desc = np.sort(np.asarray(alphas_desc, dtype=np.float64))[::-1]   # as lasso_path orders them
+    alphas_desc = np.sort(np.asarray(alphas_desc, dtype=np.float64))[::-1]  # as lasso_path orders them
     n_alphas = len(alphas_desc)
-    a_all = alphas_desc * 1.0 * n_samples                # the kernel's l1 penalties (l1_ratio = 1)
-    rows = np.empty((n_alphas, n_features))              # row i = coefficients at alphas_desc[i]
+    a_all = alphas_desc * 1.0 * n_samples  # the kernel's l1 penalties (l1_ratio = 1)
+    rows = np.empty((n_alphas, n_features))  # row i = coefficients at alphas_desc[i]
     w = np.zeros(n_features)
     tol_scaled = tol * ddot(y, y)
     i = 0
     while i < n_alphas:
         # the kernel's gap_enet at w, for every remaining alpha at once (same IEEE operations)
-        R = dgemv(-1.0, X, w, beta=1.0, y=y)                  # y - X w
-        XtA = dgemv(1.0, X, R, beta=-0.0, y=w, trans=1)       # X^T R - 0 * w
+        R = dgemv(-1.0, X, w, beta=1.0, y=y)  # y - X w
+        XtA = dgemv(1.0, X, R, beta=-0.0, y=w, trans=1)  # X^T R - 0 * w
         r_norm2, ry, dual_norm, w_l1 = ddot(R, R), ddot(R, y), float(np.abs(XtA).max()), dasum(w)
         a = a_all[i:]
         primal = 0.5 * r_norm2 + a * w_l1
@@ -89,11 +90,19 @@ def lasso_path_skipping(X: np.ndarray, y: np.ndarray, alphas_desc: np.ndarray, m
         gap = primal - dual
         ok = np.isfinite(gap) & (gap <= tol_scaled - _GAP_MARGIN * (np.abs(primal) + np.abs(dual) + tol_scaled))
         n_skip = int(np.argmin(ok)) if not ok.all() else len(ok)
-        rows[i:i + n_skip] = w                                # the kernel would return w unchanged
+        rows[i : i + n_skip] = w  # the kernel would return w unchanged
         i += n_skip
-        if i < n_alphas:                                      # run the kernel from the warm start
-            _, c, _ = lasso_path(X, y, alphas=[float(alphas_desc[i])], coef_init=w.copy(), precompute=False,
-                                 check_input=False, max_iter=max_iter, tol=tol)
+        if i < n_alphas:  # run the kernel from the warm start
+            _, c, _ = lasso_path(
+                X,
+                y,
+                alphas=[float(alphas_desc[i])],
+                coef_init=w.copy(),
+                precompute=False,
+                check_input=False,
+                max_iter=max_iter,
+                tol=tol,
+            )
             w = np.ascontiguousarray(c[:, 0], dtype=np.float64)
             rows[i] = w
             i += 1
@@ -118,14 +127,25 @@ class LassoMethod(Method):
     deterministic_fit = True
     needs_prefit = "lasso"
 
-    def __init__(self, alpha_min: float = 1e-4, alpha_max: float = 10.0, n_alphas: int = 1000,
-                 max_iter: int = 10_000, tol: float = 1e-4):
+    def __init__(
+        self,
+        alpha_min: float = 1e-4,
+        alpha_max: float = 10.0,
+        n_alphas: int = 1000,
+        max_iter: int = 10_000,
+        tol: float = 1e-4,
+    ):
         self.alpha_min, self.alpha_max, self.n_alphas = float(alpha_min), float(alpha_max), int(n_alphas)
         self.max_iter, self.tol = int(max_iter), float(tol)
 
     def params(self):
-        return {"alpha_min": self.alpha_min, "alpha_max": self.alpha_max, "n_alphas": self.n_alphas,
-                "max_iter": self.max_iter, "tol": self.tol}
+        return {
+            "alpha_min": self.alpha_min,
+            "alpha_max": self.alpha_max,
+            "n_alphas": self.n_alphas,
+            "max_iter": self.max_iter,
+            "tol": self.tol,
+        }
 
     def fit(self, source, budget, rng, prefit: dict[int, LassoSelection] | None = None):
         """Select the core set for ``budget`` from the regularisation path of ``source``.
@@ -137,8 +157,10 @@ class LassoMethod(Method):
         if prefit is None:
             prefit = lasso_selections(source, [budget], self)
         elif budget not in prefit:
-            raise ConfigError(f"lasso: the precomputed path selections cover budgets {sorted(prefit)}, not {budget}. "
-                              "Fix: rerun the mtm_prefit job with this budget in misses_the_mark.budgets")
+            raise ConfigError(
+                f"lasso: the precomputed path selections cover budgets {sorted(prefit)}, not {budget}. "
+                "Fix: rerun the mtm_prefit job with this budget in misses_the_mark.budgets"
+            )
         sel = prefit[budget]
         if sel.n_items != source.shape[1]:
             raise ValueError(f"lasso: precomputed selection is over {sel.n_items} items, source has {source.shape[1]}")
@@ -160,22 +182,30 @@ class LassoMethod(Method):
             _, coefs, _ = lasso_path(Xc, yc, alphas=alphas_desc, max_iter=self.max_iter, tol=self.tol)
         return coefs[:, ::-1], alphas_desc[::-1], x_mean, float(y_mean)
 
-    def select(self, coefs: np.ndarray, alphas: np.ndarray, x_mean: np.ndarray, y_mean: float,
-               budget: int) -> LassoSelection:
+    def select(
+        self, coefs: np.ndarray, alphas: np.ndarray, x_mean: np.ndarray, y_mean: float, budget: int
+    ) -> LassoSelection:
         """The paper's rule on an ascending path: the first alpha with exactly ``budget``
         non-zero weights, else the one with the most non-zero weights below ``budget``."""
         nnz = (coefs != 0).sum(axis=0)
         ok = nnz <= budget
         if not ok.any():
-            raise ConfigError(f"lasso: no alpha in [{self.alpha_min}, {self.alpha_max}] gives <= {budget} non-zero "
-                              "weights. Fix: raise the method's alpha_max")
+            raise ConfigError(
+                f"lasso: no alpha in [{self.alpha_min}, {self.alpha_max}] gives <= {budget} non-zero "
+                "weights. Fix: raise the method's alpha_max"
+            )
         diff = np.where(ok, budget - nnz, np.iinfo(np.int64).max)
         exact = np.flatnonzero(diff == 0)
         k = int(exact[0]) if exact.size else int(np.argmin(diff))
         coef = coefs[:, k]
         coreset = np.flatnonzero(coef != 0)
-        return LassoSelection(alpha=float(alphas[k]), coreset=coreset, coef=coef[coreset],
-                              intercept=float(y_mean - x_mean @ coef), n_items=coefs.shape[0])
+        return LassoSelection(
+            alpha=float(alphas[k]),
+            coreset=coreset,
+            coef=coef[coreset],
+            intercept=float(y_mean - x_mean @ coef),
+            n_items=coefs.shape[0],
+        )
 
     def estimate(self, oracle, rng):
         if self.coreset_.size == 0:
@@ -192,8 +222,13 @@ def lasso_selections(source: np.ndarray, budgets, method: LassoMethod | None = N
     return {int(b): method.select(*path, int(b)) for b in budgets}
 
 
-def lasso_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.ndarray]], budgets,
-                 params: dict | None = None, log=lambda s: None):
+def lasso_trials(
+    scores: np.ndarray,
+    by_trial: dict[int, tuple[np.ndarray, np.ndarray]],
+    budgets,
+    params: dict | None = None,
+    log=lambda s: None,
+):
     """:class:`LassoPrefit`'s fit: every trial's selections for all ``budgets`` from one
     path per trial. Trials with the same source models (every extrapolation trial) share the
     path of the first (the fit is deterministic). Returns ``(selections, timing)``:
@@ -203,7 +238,7 @@ def lasso_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.nd
 
     import pandas as pd
 
-    from benchcast.harness import Progress   # here: the harness imports the method registry
+    from benchcast.harness import Progress  # here: the harness imports the method registry
 
     method = LassoMethod(**(params or {}))
     progress = Progress(len(by_trial), log, "lasso path")
@@ -220,7 +255,8 @@ def lasso_trials(scores: np.ndarray, by_trial: dict[int, tuple[np.ndarray, np.nd
         rows.append((trial, seconds[first], first))
         progress(k + 1)
     timing = pd.DataFrame(rows, columns=["trial", "fit_seconds", "shared_from"]).astype(
-        {"trial": np.int32, "shared_from": np.int32})
+        {"trial": np.int32, "shared_from": np.int32}
+    )
     return selections, timing
 
 
@@ -233,10 +269,19 @@ def selections_to_frames(selections: dict[int, dict[int, LassoSelection]]):
     for t, by_budget in sorted(selections.items()):
         for b, sel in sorted(by_budget.items()):
             fits.append((t, b, sel.alpha, sel.intercept, sel.n_items))
-            items.append(pd.DataFrame({"trial": np.int32(t), "budget": np.int32(b),
-                                       "item_idx": sel.coreset.astype(np.int32), "coef": sel.coef}))
+            items.append(
+                pd.DataFrame(
+                    {
+                        "trial": np.int32(t),
+                        "budget": np.int32(b),
+                        "item_idx": sel.coreset.astype(np.int32),
+                        "coef": sel.coef,
+                    }
+                )
+            )
     fits = pd.DataFrame(fits, columns=["trial", "budget", "alpha", "intercept", "n_items"]).astype(
-        {"trial": np.int32, "budget": np.int32, "n_items": np.int32})
+        {"trial": np.int32, "budget": np.int32, "n_items": np.int32}
+    )
     return fits, pd.concat(items, ignore_index=True)
 
 
@@ -252,7 +297,8 @@ def frames_to_selections(fits, items) -> dict[int, dict[int, LassoSelection]]:
             g = g.sort_values("item_idx")
             coreset, coef = g["item_idx"].to_numpy(np.int64), g["coef"].to_numpy(np.float64)
         out.setdefault(int(row.trial), {})[int(row.budget)] = LassoSelection(
-            alpha=float(row.alpha), coreset=coreset, coef=coef, intercept=float(row.intercept), n_items=int(row.n_items))
+            alpha=float(row.alpha), coreset=coreset, coef=coef, intercept=float(row.intercept), n_items=int(row.n_items)
+        )
     return out
 
 

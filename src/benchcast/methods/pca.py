@@ -20,12 +20,12 @@ from benchcast.methods.base import Method, check_budget, random_coreset, registe
 # and estimate layouts) and by 3.4e-9 on the synthetic test of ``tests/test_pca.py``; the row
 # means (the estimates) by <= 2e-11.
 _SUBSPACE_TOL = 3e-9
-_DENSE_MAX_ROWS = 128     # below this a dense eigh is as cheap as the iterative solver
+_DENSE_MAX_ROWS = 128  # below this a dense eigh is as cheap as the iterative solver
 _DENSE_ROWS_PER_BLOCK = 7  # ... and below 7 rows per block column (k = 20: R < 175; measured)
-_MAX_ROUNDS = 60          # Davidson expansions per outer iteration before falling back to eigh
-_RANK_TOL = 1e-12         # drop components whose eigenvalue is below this times the largest
-_RESTART_EXTRA = 4        # Davidson restarts every round from the top b + 4 Ritz vectors
-_HISTORY = 3              # previous iterations' subspaces added to the warm start (extrapolation)
+_MAX_ROUNDS = 60  # Davidson expansions per outer iteration before falling back to eigh
+_RANK_TOL = 1e-12  # drop components whose eigenvalue is below this times the largest
+_RESTART_EXTRA = 4  # Davidson restarts every round from the top b + 4 Ritz vectors
+_HISTORY = 3  # previous iterations' subspaces added to the warm start (extrapolation)
 
 
 def _centre(Y: np.ndarray) -> np.ndarray:
@@ -35,8 +35,9 @@ def _centre(Y: np.ndarray) -> np.ndarray:
 
 def _householder_q(Z: np.ndarray) -> np.ndarray:
     """Thin Q factor of ``Z`` (LAPACK ``geqrf`` + ``orgqr``, what ``np.linalg.qr`` calls)."""
-    from scipy.linalg import lapack      # SciPy imports here, not at module level: every job loads
-                                         # this module through the method registry (0.1 s each)
+    from scipy.linalg import lapack  # SciPy imports here, not at module level: every job loads
+
+    # this module through the method registry (0.1 s each)
     qr, tau, _, _ = lapack.dgeqrf(Z)
     return lapack.dorgqr(qr, tau)[0]
 
@@ -97,7 +98,7 @@ def _davidson(G: np.ndarray, Q0: np.ndarray, k: int, b: int, keep: int):
     Wb = np.empty((R, max_dim))
     H = np.empty((max_dim, max_dim))
     Qb[:, :n] = Q0
-    Wb[:, :n] = _centre(G @ Q0)               # Gc Q0 = J G Q0 because Q0 ⟂ 1
+    Wb[:, :n] = _centre(G @ Q0)  # Gc Q0 = J G Q0 because Q0 ⟂ 1
     H[:n, :n] = Q0.T @ Wb[:, :n]
     for _ in range(_MAX_ROUNDS):
         Hs = H[:n, :n]
@@ -109,19 +110,19 @@ def _davidson(G: np.ndarray, Q0: np.ndarray, k: int, b: int, keep: int):
         rnorm = np.sqrt(np.einsum("ij,ij->j", Rk, Rk))
         gap = theta[k - 1] - theta[k]
         if gap <= 0 or theta[k - 1] <= _RANK_TOL * max(theta[0], 0.0):
-            return None                       # (near) rank deficient or degenerate: go dense
+            return None  # (near) rank deficient or degenerate: go dense
         target = _SUBSPACE_TOL * gap
         if math.sqrt(rnorm @ rnorm) <= target:
             return theta[:b], X[:, :b], AX[:, :b]
-        Qb[:, :s], Wb[:, :s] = X, AX          # thick restart from the top Ritz vectors
+        Qb[:, :s], Wb[:, :s] = X, AX  # thick restart from the top Ritz vectors
         H[:s, :s] = np.diag(theta)
         n = s
         Z = _orthonormalise(Qb[:, :n], Rk[:, rnorm > target / (2.0 * math.sqrt(k))])
         m = Z.shape[1]
-        Qb[:, n:n + m] = Z
-        Wb[:, n:n + m] = _centre(G @ Z)
-        H[:n + m, n:n + m] = Qb[:, :n + m].T @ Wb[:, n:n + m]
-        H[n:n + m, :n] = H[:n, n:n + m].T
+        Qb[:, n : n + m] = Z
+        Wb[:, n : n + m] = _centre(G @ Z)
+        H[: n + m, n : n + m] = Qb[:, : n + m].T @ Wb[:, n : n + m]
+        H[n : n + m, :n] = H[:n, n : n + m].T
         n += m
     return None
 
@@ -136,7 +137,7 @@ class _Solver:
 
     def __init__(self, R: int, k: int):
         self.k = k
-        self.b = min(k + max(2, k // 4), R - 1)        # block size: k wanted + p guard vectors
+        self.b = min(k + max(2, k // 4), R - 1)  # block size: k wanted + p guard vectors
         self.dense = R <= _DENSE_MAX_ROWS or _DENSE_ROWS_PER_BLOCK * self.b > R or self.b <= k
         self.U, self.history = None, []
 
@@ -156,13 +157,13 @@ class _Solver:
             if self.dense:
                 W = Gc @ Ub
             else:
-                Ub = _orthonormalise(None, Ub)          # exactly ⟂ 1 for the warm starts
+                Ub = _orthonormalise(None, Ub)  # exactly ⟂ 1 for the warm starts
                 W = _centre(G @ Ub)
         else:
             theta, Ub, W = res
         if not self.dense:
             if self.U is not None:
-                self.history = [self.U[:, :k]] + self.history[:_HISTORY - 1]
+                self.history = [self.U[:, :k]] + self.history[: _HISTORY - 1]
             self.U = Ub
         return theta, Ub, W
 
@@ -188,7 +189,7 @@ def _impute_general(F, n_com, MI, solver, max_iter, tol):
     """Algorithm 1's loop for any missingness pattern (rows ordered complete first; in place)."""
     R = F.shape[0]
     k = solver.k
-    FI = F[n_com:]                                     # view: the rows that get imputed
+    FI = F[n_com:]  # view: the rows that get imputed
     G = np.empty((R, R))
     C = F[:n_com]
     G[:n_com, :n_com] = _gram(C, C)
@@ -205,8 +206,8 @@ def _impute_general(F, n_com, MI, solver, max_iter, tol):
         theta, Ub, W = solver.top(G, centred_gram)
         keep = theta[:k] > max(theta[0], 0.0) * _RANK_TOL
         Uk = Ub[:, :k][:, keep]
-        P = W[n_com:, :k][:, keep] / theta[:k][keep]   # (Gc U)_I Λ^{-1}
-        B = Uk.T @ F - np.outer(Uk.sum(axis=0), mu)    # Uᵀ Xc
+        P = W[n_com:, :k][:, keep] / theta[:k][keep]  # (Gc U)_I Λ^{-1}
+        B = Uk.T @ F - np.outer(Uk.sum(axis=0), mu)  # Uᵀ Xc
         recon = P @ B + mu
         diff = np.where(MI, recon - FI, 0.0)
         if np.linalg.norm(diff) < tol:
@@ -235,35 +236,35 @@ def _impute_shared(F, n_com, mcols, solver, max_iter, tol):
     nI = R - n_com
     muO = FO.mean(axis=0)
     G_obs = _gram(FO, FO)
-    K = _gram(CM, CM)                                  # C_M C_Mᵀ, fixed
+    K = _gram(CM, CM)  # C_M C_Mᵀ, fixed
     G = G_obs.copy()
     G[:n_com, :n_com] += K
     G_IC_obs, G_II_obs = G_obs[n_com:, :n_com], G_obs[n_com:, n_com:]
-    L = np.full((nI, n_com), 1.0 / n_com)              # mean fill: F[I, M] = 1 mu0ᵀ, mu0 = C_Mᵀ1 / n_com
+    L = np.full((nI, n_com), 1.0 / n_com)  # mean fill: F[I, M] = 1 mu0ᵀ, mu0 = C_Mᵀ1 / n_com
     LK = np.outer(np.ones(nI), K.sum(axis=0) / n_com)  # L_I K
     ones_C = np.ones(n_com)
-    factors = None                                     # (P, β, ℓ) with L_I = P β + 1 ℓᵀ
+    factors = None  # (P, β, ℓ) with L_I = P β + 1 ℓᵀ
     for _ in range(max_iter):
         G[n_com:, :n_com] = G_IC_obs + LK
         if factors is None:
             G[n_com:, n_com:] = G_II_obs + LK @ L.T
-        else:                                          # L_I K L_Iᵀ from the rank-(k+1) factors
+        else:  # L_I K L_Iᵀ from the rank-(k+1) factors
             Pf, bf, lf = factors
             G[n_com:, n_com:] = G_II_obs + (LK @ bf.T) @ Pf.T + (LK @ lf)[:, None]
         G[:n_com, n_com:] = G[n_com:, :n_com].T
-        ell = (ones_C + L.sum(axis=0)) / R             # mu_M = C_Mᵀ ℓ
+        ell = (ones_C + L.sum(axis=0)) / R  # mu_M = C_Mᵀ ℓ
         Kl = K @ ell
 
         def centred_gram():
-            Fmu = FO @ muO + np.concatenate([Kl, L @ Kl])      # F mu, with F_M mu_M = L K ℓ
+            Fmu = FO @ muO + np.concatenate([Kl, L @ Kl])  # F mu, with F_M mu_M = L K ℓ
             return G - Fmu[:, None] - Fmu[None, :] + (muO @ muO + ell @ Kl)
 
         theta, Ub, W = solver.top(G, centred_gram)
         keep = theta[:k] > max(theta[0], 0.0) * _RANK_TOL
         Uk = Ub[:, :k][:, keep]
-        P = W[n_com:, :k][:, keep] / theta[:k][keep]   # (Gc U)_I Λ^{-1}
-        beta = Uk[:n_com].T + Uk[n_com:].T @ L - np.outer(Uk.sum(axis=0), ell)   # B_M = β C_M
-        L_new = P @ beta + ell                          # F[I, M] = P B_M + 1 mu_Mᵀ = L_new C_M
+        P = W[n_com:, :k][:, keep] / theta[:k][keep]  # (Gc U)_I Λ^{-1}
+        beta = Uk[:n_com].T + Uk[n_com:].T @ L - np.outer(Uk.sum(axis=0), ell)  # B_M = β C_M
+        L_new = P @ beta + ell  # F[I, M] = P B_M + 1 mu_Mᵀ = L_new C_M
         LK_new = P @ (beta @ K) + Kl
         dL = L_new - L
         if math.sqrt(max(float(np.einsum("ij,ij->", dL, LK_new - LK)), 0.0)) < tol:
@@ -327,7 +328,7 @@ def pca_impute(matrix: np.ndarray, missing: np.ndarray, k: int, max_iter: int = 
     inc, com = np.flatnonzero(incomplete), np.flatnonzero(~incomplete)
     R, N = F.shape
     k = max(1, min(k, R - 1, N))
-    order = np.concatenate([com, inc])                 # complete rows first
+    order = np.concatenate([com, inc])  # complete rows first
     F = F[order]
     n_com = len(com)
     MI = missing[order][n_com:]
@@ -341,8 +342,9 @@ def pca_impute(matrix: np.ndarray, missing: np.ndarray, k: int, max_iter: int = 
     return out
 
 
-def pca_impute_paper_loop(matrix: np.ndarray, missing: np.ndarray, k: int, max_iter: int = 100,
-                          tol: float = 1e-4) -> np.ndarray:
+def pca_impute_paper_loop(
+    matrix: np.ndarray, missing: np.ndarray, k: int, max_iter: int = 100, tol: float = 1e-4
+) -> np.ndarray:
     """Algorithm 1 exactly as the paper's code runs it: ``SimpleImputer(mean)`` then scikit-learn
     ``PCA(k, svd_solver="full")`` reconstructions in a loop -- the slow reference that
     :func:`pca_impute` is tested and benchmarked against (scikit-learn imported on use)."""
@@ -381,7 +383,12 @@ class PCAImpute(Method):
         self.max_iter, self.tol = int(max_iter), float(tol)
 
     def params(self):
-        return {"k_grid": list(self.k_grid), "cv_fraction": self.cv_fraction, "max_iter": self.max_iter, "tol": self.tol}
+        return {
+            "k_grid": list(self.k_grid),
+            "cv_fraction": self.cv_fraction,
+            "max_iter": self.max_iter,
+            "tol": self.tol,
+        }
 
     def fit(self, source, budget, rng):
         check_budget(source, budget)
@@ -392,7 +399,7 @@ class PCAImpute(Method):
             self.k_ = self.k_grid[0]
             return self
         order = rng.permutation(n_models)
-        val = order[int(n_models * (1 - self.cv_fraction)):]
+        val = order[int(n_models * (1 - self.cv_fraction)) :]
         missing = np.zeros_like(source, dtype=bool)
         missing[np.ix_(val, np.setdiff1d(np.arange(n_items), self.coreset_))] = True
         truth = source[val].mean(axis=1)

@@ -31,9 +31,15 @@ class Prefit:
 
     kind: str = ""
 
-    def fit_trials(self, scores: np.ndarray, by_trial: Mapping[int, tuple[np.ndarray, np.ndarray]],
-                   settings: Mapping[str, Any], budgets: list[int], base_seed: int,
-                   log: Callable[[str], None]) -> tuple[dict[int, Any], pd.DataFrame]:
+    def fit_trials(
+        self,
+        scores: np.ndarray,
+        by_trial: Mapping[int, tuple[np.ndarray, np.ndarray]],
+        settings: Mapping[str, Any],
+        budgets: list[int],
+        base_seed: int,
+        log: Callable[[str], None],
+    ) -> tuple[dict[int, Any], pd.DataFrame]:
         raise NotImplementedError
 
     def to_tables(self, fits: Mapping[int, Any]) -> dict[str, pd.DataFrame]:

@@ -72,8 +72,14 @@ class RandomSearchLearn(Method):
     candidates need the leave-one-out fit.
     """
 
-    def __init__(self, num_search: int = 10_000, train_fraction: float = 0.75, batch_size: int = 64,
-                 alphas=DEFAULT_ALPHAS, prune: bool = True):
+    def __init__(
+        self,
+        num_search: int = 10_000,
+        train_fraction: float = 0.75,
+        batch_size: int = 64,
+        alphas=DEFAULT_ALPHAS,
+        prune: bool = True,
+    ):
         self.num_search = int(num_search)
         self.train_fraction = float(train_fraction)
         self.batch_size = int(batch_size)
@@ -84,13 +90,17 @@ class RandomSearchLearn(Method):
     exact_batch_size = 32
 
     def params(self):
-        return {"num_search": self.num_search, "train_fraction": self.train_fraction, "alphas": list(self.alphas),
-                "prune": self.prune}
+        return {
+            "num_search": self.num_search,
+            "train_fraction": self.train_fraction,
+            "alphas": list(self.alphas),
+            "prune": self.prune,
+        }
 
     def _ridgecv_gaps(self, S_train, y_train, S_val, y_val, cand):
-        X = S_train[:, cand].transpose(1, 0, 2)               # (B, n_train, budget)
+        X = S_train[:, cand].transpose(1, 0, 2)  # (B, n_train, budget)
         model = ridge_cv_fit(X, np.broadcast_to(y_train, (len(cand), len(y_train))), self.alphas)
-        Xv = S_val[:, cand].transpose(1, 0, 2)                # (B, n_val, budget)
+        Xv = S_val[:, cand].transpose(1, 0, 2)  # (B, n_val, budget)
         return np.abs(model.predict(Xv) - y_val[None, :]).mean(axis=1)
 
     def fit(self, source, budget, rng):
@@ -104,9 +114,10 @@ class RandomSearchLearn(Method):
         candidates = random_subsets(n_items, budget, self.num_search, rng)
         S_train, S_val = source[train], source[val]
         if self.prune:
-            bound = ridge_validation_gaps_per_alpha(S_train, y[train], S_val, y[val], candidates, self.alphas,
-                                                    self.batch_size, certified_float32=True).min(axis=1)
-            visit = np.lexsort((np.arange(self.num_search), bound))   # by bound, then index
+            bound = ridge_validation_gaps_per_alpha(
+                S_train, y[train], S_val, y[val], candidates, self.alphas, self.batch_size, certified_float32=True
+            ).min(axis=1)
+            visit = np.lexsort((np.arange(self.num_search), bound))  # by bound, then index
             step = min(self.batch_size, self.exact_batch_size)
         else:
             bound = np.full(self.num_search, -np.inf)
@@ -115,7 +126,7 @@ class RandomSearchLearn(Method):
         scored_idx, scored_gap = [], []
         best_gap = np.inf
         for start in range(0, self.num_search, step):
-            chunk = visit[start:start + step]
+            chunk = visit[start : start + step]
             # the bound and the RidgeCV gap are computed with different rounding: keep a margin
             if bound[chunk[0]] > best_gap * (1 + 1e-9) + 1e-12:
                 break
@@ -126,7 +137,7 @@ class RandomSearchLearn(Method):
         return self._select(source, y, candidates, np.concatenate(scored_idx), np.concatenate(scored_gap))
 
     def _select(self, source, y, candidates, scored_idx, scored_gap):
-        best_idx = int(scored_idx[scored_gap == scored_gap.min()].min())   # earliest candidate wins ties
+        best_idx = int(scored_idx[scored_gap == scored_gap.min()].min())  # earliest candidate wins ties
         self.coreset_ = candidates[best_idx]
         self.best_validation_gap_ = float(scored_gap.min())
         self.candidates_scored_ = len(scored_idx)

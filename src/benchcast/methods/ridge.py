@@ -90,7 +90,7 @@ def ridge_cv_fit(X: np.ndarray, y: np.ndarray, alphas=DEFAULT_ALPHAS) -> RidgeMo
         inv = np.linalg.inv(reg)
         if dual:
             Ay = np.einsum("bij,bj->bi", inv, yc)
-            resid_fit = a * Ay                                   # yc - H_c yc
+            resid_fit = a * Ay  # yc - H_c yc
             h = 1.0 - a * inv[:, diag, diag] + 1.0 / m
             coef = np.einsum("bmp,bm->bp", Xc, Ay)
         else:
@@ -98,7 +98,7 @@ def ridge_cv_fit(X: np.ndarray, y: np.ndarray, alphas=DEFAULT_ALPHAS) -> RidgeMo
             resid_fit = yc - np.einsum("bmp,bp->bm", Xc, coef)
             h = np.einsum("bmp,bmp->bm", Xc @ inv, Xc) + 1.0 / m
         err = ((resid_fit / (1.0 - h)) ** 2).mean(axis=1)
-        better = err < best_err                                  # strict: the first alpha wins ties
+        better = err < best_err  # strict: the first alpha wins ties
         best_err = np.where(better, err, best_err)
         best_alpha = np.where(better, a, best_alpha)
         best_coef[better] = coef[better]
@@ -130,8 +130,9 @@ def ridge_fit(X: np.ndarray, Y: np.ndarray, alpha: float) -> tuple[np.ndarray, n
     return coef, intercept
 
 
-def _solve_regularized(gram: np.ndarray, rhs: np.ndarray, alpha: float,
-                       gram32: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _solve_regularized(
+    gram: np.ndarray, rhs: np.ndarray, alpha: float, gram32: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(gram[b] + alpha I)^-1 rhs[b]`` for a stack of symmetric PSD matrices.
 
     Returns ``(x, err)``: the solutions and, per problem, a bound on ``||x - x*||_2`` (zero for
@@ -160,20 +161,22 @@ def _solve_regularized(gram: np.ndarray, rhs: np.ndarray, alpha: float,
     for b in range(len(gram)):
         if gram32 is not None:
             reg = gram32[b].copy()
-            reg.flat[::k + 1] += alpha
+            reg.flat[:: k + 1] += alpha
             # reg.T is the same symmetric matrix in Fortran order: LAPACK works on it in place
             upper, info = lapack.spotrf(reg.T, lower=0, overwrite_a=1, clean=0)
             if info == 0:
-                def solve32(v):                          # U^T U x = v; two strsv beat spotrs's overhead 3x
+
+                def solve32(v):  # U^T U x = v; two strsv beat spotrs's overhead 3x
                     return blas.strsv(upper, blas.strsv(upper, v.astype(np.float32), trans=1), trans=0)
+
                 x = solve32(rhs[b]).astype(float)
                 r = rhs[b] - gram[b] @ x - alpha * x
                 out[b], err[b] = x, np.sqrt(r @ r) / alpha
                 continue
-        reg = gram[b].T.copy(order="F")                  # symmetric: Fortran order spares LAPACK a copy
+        reg = gram[b].T.copy(order="F")  # symmetric: Fortran order spares LAPACK a copy
         reg[diag, diag] += alpha
         _, x, info = lapack.dposv(reg, rhs[b], lower=0, overwrite_a=1, overwrite_b=0)
-        if info != 0:                                    # numerically not positive definite: LU fallback
+        if info != 0:  # numerically not positive definite: LU fallback
             reg = gram[b].copy()
             reg[diag, diag] += alpha
             x = np.linalg.solve(reg, rhs[b])
@@ -187,6 +190,7 @@ def bound_uses_gathered_gram(m: int, p: int, n_val: int = 0, n_alphas: int = len
     than the dual (the ``(m + n_val) x m`` products with the training rows, one ``m x m`` solve
     per alpha). A rough cost model in microseconds per candidate, fitted to single-thread
     timings on the real leaderboards (``scripts/benchmark_random_search.py``)."""
+
     def solve(k):  # batched LU below 64, a LAPACK Cholesky call per matrix from 64 on
         return 3e-4 * k**3 / 3 + 1.0 if k < 64 else 1.5e-4 * k**3 / 6 + 5.0
 
@@ -237,7 +241,7 @@ class CandidateProducts:
 
     def dual(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m = self.m
-        Zs = self._cols[cand]                                    # (B, p, m + v)
+        Zs = self._cols[cand]  # (B, p, m + v)
         J = (Zs.transpose(0, 2, 1) @ Zs[:, :, :m]).astype(float)  # (B, m + v, m)
         if self.exact32:
             A, D = J[:, :m], J[:, m:]
@@ -250,7 +254,7 @@ class CandidateProducts:
     def gram(self, cand: np.ndarray) -> np.ndarray:
         m = self.m
         if self.exact32 and not self.gather_gram:
-            Xs = self._cols[cand][:, :, :m]                         # (B, p, m) raw 0/1
+            Xs = self._cols[cand][:, :, :m]  # (B, p, m) raw 0/1
             G = (Xs @ Xs.transpose(0, 2, 1)).astype(float)
             xm = self.x_mean[cand]
             G -= m * xm[:, :, None] * xm[:, None, :]
@@ -261,7 +265,7 @@ class CandidateProducts:
                 Xc = Xc - self.x_mean[:, None]
             self._gram = Xc @ Xc.T
         out = np.empty((len(cand), cand.shape[1], cand.shape[1]))
-        for b, c in enumerate(cand):        # rows, then columns: 1.6x the 3-D fancy index's speed
+        for b, c in enumerate(cand):  # rows, then columns: 1.6x the 3-D fancy index's speed
             np.take(np.take(self._gram, c, axis=0), c, axis=1, out=out[b])
         return out
 
@@ -275,10 +279,17 @@ class CandidateProducts:
         return not self.exact32 or (self.m > 128 and n_cols <= 2048)
 
 
-def ridge_validation_gaps_per_alpha(train_X: np.ndarray, train_y: np.ndarray, val_X: np.ndarray,
-                                    val_y: np.ndarray, candidates: np.ndarray, alphas=DEFAULT_ALPHAS,
-                                    batch_size: int = 64, form: str | None = None,
-                                    certified_float32: bool = False) -> np.ndarray:
+def ridge_validation_gaps_per_alpha(
+    train_X: np.ndarray,
+    train_y: np.ndarray,
+    val_X: np.ndarray,
+    val_y: np.ndarray,
+    candidates: np.ndarray,
+    alphas=DEFAULT_ALPHAS,
+    batch_size: int = 64,
+    form: str | None = None,
+    certified_float32: bool = False,
+) -> np.ndarray:
     """Validation MAE of a fixed-alpha ridge on every candidate column subset, for every alpha.
 
     Returns ``gaps`` of shape ``(len(candidates), len(alphas))``: ``gaps[c, k] = mean |ŷ -
@@ -315,20 +326,20 @@ def ridge_validation_gaps_per_alpha(train_X: np.ndarray, train_y: np.ndarray, va
     alphas = np.asarray(alphas, dtype=float)
     gaps = np.empty((len(candidates), len(alphas)))
     for start in range(0, len(candidates), batch_size):
-        cand = candidates[start:start + batch_size]
+        cand = candidates[start : start + batch_size]
         B = len(cand)
         if dual:
             K, C = products.dual(cand)
             rhs = np.broadcast_to(yc, (B, m))
         else:
-            cand = np.sort(cand, axis=1)                 # same subsets; ascending columns gather faster
+            cand = np.sort(cand, axis=1)  # same subsets; ascending columns gather faster
             gram = products.gram(cand)
             rhs = xty_all[cand]
-            Xv = val_X[:, cand]                          # (n_val, B, p)
-            xm = products.x_mean[cand]                   # (B, p)
+            Xv = val_X[:, cand]  # (n_val, B, p)
+            xm = products.x_mean[cand]  # (B, p)
             gram32 = gram.astype(np.float32) if certified_float32 and p >= FLOAT32_MIN_COLUMNS else None
             if gram32 is not None:
-                val_norm = np.sqrt(((Xv - xm[None]) ** 2).sum(axis=2)).mean(axis=0)   # mean_v ||x_v - x̄||, (B,)
+                val_norm = np.sqrt(((Xv - xm[None]) ** 2).sum(axis=2)).mean(axis=0)  # mean_v ||x_v - x̄||, (B,)
         for k, a in enumerate(alphas):
             if dual:
                 w, _ = _solve_regularized(K, rhs, a)
@@ -339,5 +350,5 @@ def ridge_validation_gaps_per_alpha(train_X: np.ndarray, train_y: np.ndarray, va
                 intercept = y_mean - np.einsum("bp,bp->b", xm, coef)
                 pred = np.einsum("vbp,bp->bv", Xv, coef) + intercept[:, None]
                 slack = val_norm * err if gram32 is not None else 0.0
-            gaps[start:start + B, k] = np.abs(pred - val_y[None, :]).mean(axis=1) - slack
+            gaps[start : start + B, k] = np.abs(pred - val_y[None, :]).mean(axis=1) - slack
     return gaps

@@ -1,8 +1,8 @@
 import numpy as np
 
 from benchcast.completion.new_model import check_new_models, check_summary, deploy_reliability, pick_models
-from benchcast.data.io import write_parquet_atomic
 from benchcast.data.aggregate import load_score_matrix as load_matrix
+from benchcast.data.io import write_parquet_atomic
 from benchcast.tables import write_table
 from benchcast.workflow_support import job_logger
 
@@ -13,17 +13,32 @@ check = deploy.pop("check")
 held_out = pick_models(M, check["models"], check["min_observed"], deploy["seed"], "new_model_check_models")
 log(f"held out: {', '.join(models['model_id'].iloc[held_out])}")
 # the deploy model rebuilt on the matrix without the held-out models
-_, model, _ = deploy_reliability(np.delete(M, held_out, axis=0), **deploy, level=rel["level"],
-                                 threshold=rel["threshold"], bins=rel["bins"], risk_seed=rel["seed"],
-                                 n_jobs=snakemake.threads, log=log)
-cells = check_new_models(M, list(benchmarks["benchmark_id"]), held_out, check["k"], model, draws=check["draws"],
-                         seed=deploy["seed"])
+_, model, _ = deploy_reliability(
+    np.delete(M, held_out, axis=0),
+    **deploy,
+    level=rel["level"],
+    threshold=rel["threshold"],
+    bins=rel["bins"],
+    risk_seed=rel["seed"],
+    n_jobs=snakemake.threads,
+    log=log,
+)
+cells = check_new_models(
+    M, list(benchmarks["benchmark_id"]), held_out, check["k"], model, draws=check["draws"], seed=deploy["seed"]
+)
 cells.insert(1, "model_id", models["model_id"].to_numpy()[cells["model"].to_numpy()])
 write_parquet_atomic(cells, snakemake.output.cells)
 summary = check_summary(cells, rel["level"])
-write_table(summary, snakemake.output.summary, snakemake.output.md, digits=3,
-            title=f"benchcast complete on {len(held_out)} held-out models (k = {check['k']} known scores, "
-                  f"{check['draws']} draws each)")
+write_table(
+    summary,
+    snakemake.output.summary,
+    snakemake.output.md,
+    digits=3,
+    title=f"benchcast complete on {len(held_out)} held-out models (k = {check['k']} known scores, "
+    f"{check['draws']} draws each)",
+)
 r = summary.iloc[0]
-log(f"coverage {r.coverage:.4f} (nominal {rel['level']}), stated trust {r.stated_trust:.4f}, "
-    f"observed within threshold {r.observed_within:.4f}, {int(r.cells)} cells")
+log(
+    f"coverage {r.coverage:.4f} (nominal {rel['level']}), stated trust {r.stated_trust:.4f}, "
+    f"observed within threshold {r.observed_within:.4f}, {int(r.cells)} cells"
+)

@@ -13,6 +13,11 @@ parts["predictability"] = bp.predictability_paper_vs_ours(pd.read_csv(inp.predic
 pvo = bp.combined_paper_vs_ours(parts, pd.read_csv(inp.hypotheses))
 pvo.to_csv(snakemake.output.csv, index=False, float_format="%.6g")
 both = pvo.dropna(subset=["ours", "paper"])
-write_table(both, None, snakemake.output.md, digits=4,
-            title=f"BenchPress: {len(both)} numbers with both ours and the paper's ({len(pvo)} rows in the CSV)")
+write_table(
+    both,
+    None,
+    snakemake.output.md,
+    digits=4,
+    title=f"BenchPress: {len(both)} numbers with both ours and the paper's ({len(pvo)} rows in the CSV)",
+)
 log(f"{len(pvo)} rows, {len(both)} with both values")

@@ -9,8 +9,14 @@ p = snakemake.params
 out = snakemake.output
 M, _, benchmarks = bp.load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)
 allow = json.loads(open(snakemake.input.allowlist).read())["benchmark_ids"]
-res = bp.section5_probes(M, list(benchmarks["benchmark_id"]), allow, steps=p.steps, runs=[tuple(r.split("/")) for r in p.runs],
-                         n_random_seeds=p.n_random_seeds)
+res = bp.section5_probes(
+    M,
+    list(benchmarks["benchmark_id"]),
+    allow,
+    steps=p.steps,
+    runs=[tuple(r.split("/")) for r in p.runs],
+    n_random_seeds=p.n_random_seeds,
+)
 res["greedy"].to_csv(out.table5, index=False, float_format="%.6f")
 res["random"].to_csv(out.random, index=False, float_format="%.6f")
 res["figure6"].to_csv(out.figure6, index=False, float_format="%.6f")

@@ -17,7 +17,8 @@ res["conformal"].to_csv(out.conformal, index=False, float_format="%.4f")
 res["trust"].to_csv(out.trust, index=False, float_format="%.4f")
 res["architectures"].to_csv(out.architectures, index=False)
 bp.reliability_paper_vs_ours(res["risk_coverage"], res["conformal"], pd.read_csv(snakemake.input.paper)).to_csv(
-    out.paper_vs_ours, index=False, float_format="%.4f")
+    out.paper_vs_ours, index=False, float_format="%.4f"
+)
 risk_coverage_plot(res["risk_coverage"], out.figure10)
 res["deployed"].to_json(out.model)
 for r in res["conformal"].to_dict("records"):

@@ -5,8 +5,9 @@ from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
 inp = snakemake.input
-pvo = bp.section5_paper_vs_ours(pd.read_csv(inp.table5), pd.read_csv(inp.table6), pd.read_csv(inp.figure7),
-                                pd.read_csv(inp.paper))
+pvo = bp.section5_paper_vs_ours(
+    pd.read_csv(inp.table5), pd.read_csv(inp.table6), pd.read_csv(inp.figure7), pd.read_csv(inp.paper)
+)
 pvo.to_csv(snakemake.output[0], index=False, float_format="%.4f")
 for r in pvo.to_dict("records"):
     log(f"{r['row']} {r['column']}: ours {r['ours']} paper {r['paper']}")

@@ -7,8 +7,9 @@ log = job_logger(snakemake)
 p = snakemake.params
 out = snakemake.output
 M, models, _ = bp.load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)
-per_seed, per_target, per_k = bp.section5_temporal(M, models, tuple(p.ks), p.n_seeds, p.partial, p.window,
-                                                   p.min_observed)
+per_seed, per_target, per_k = bp.section5_temporal(
+    M, models, tuple(p.ks), p.n_seeds, p.partial, p.window, p.min_observed
+)
 write_parquet_atomic(per_seed, out.per_seed)
 per_target.to_csv(out.table16, index=False, float_format="%.4f")
 per_k.to_csv(out.figure7, index=False, float_format="%.4f")

@@ -12,8 +12,12 @@ verify_checksums(spec, snakemake.config["raw_dir"], log=log)
 # source: repo files (the benchmark inventory) live in the workflow's repository: workflow/scripts/../..
 tables = read_aggregate(spec, snakemake.config["raw_dir"], repo_dir=Path(snakemake.scriptdir).resolve().parents[1])
 write_aggregate(tables, Path(snakemake.output.models).parent)
-log(f"{spec.name}: {len(tables.models)} models, {len(tables.benchmarks)} benchmarks, {len(tables.scores)} observed cells")
+log(
+    f"{spec.name}: {len(tables.models)} models, {len(tables.benchmarks)} benchmarks, {len(tables.scores)} observed cells"
+)
 if "scale" in tables.benchmarks.columns:
     counts = tables.benchmarks["scale"].value_counts(dropna=False)
-    log(f"benchmark scales: {', '.join(f'{k}={v}' for k, v in counts.items())}"
-        + (f" (inventory {spec.files['inventory'].path})" if "inventory" in spec.files else " (inferred)"))
+    log(
+        f"benchmark scales: {', '.join(f'{k}={v}' for k, v in counts.items())}"
+        + (f" (inventory {spec.files['inventory'].path})" if "inventory" in spec.files else " (inferred)")
+    )

@@ -7,4 +7,7 @@ log = job_logger(snakemake)
 spec = load_catalog(snakemake.params.catalog)[snakemake.wildcards.dataset]
 verify_checksums(spec, snakemake.config["raw_dir"], log=log)
 tables = build_tables(spec, snakemake.config["raw_dir"], log=log)
-write_tables(tables, {"responses": snakemake.output.responses, "models": snakemake.output.models, "items": snakemake.output.item_table})
+write_tables(
+    tables,
+    {"responses": snakemake.output.responses, "models": snakemake.output.models, "items": snakemake.output.item_table},
+)

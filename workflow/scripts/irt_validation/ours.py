@@ -16,5 +16,12 @@ t0 = time.perf_counter()
 fit = fit_irt(matrix.scores, seeding.rng(snakemake.params.seed, 0, "irt"), params, observed=~heldout)
 seconds = time.perf_counter() - t0
 log(f"{matrix.shape} params={params}: {seconds:.2f}s, {fit.n_iter} iterations, converged={fit.converged}")
-np.savez(snakemake.output[0], disc=fit.disc, diff=fit.diff, ability=fit.ability, fit_seconds=seconds,
-         n_iter=fit.n_iter, converged=fit.converged)
+np.savez(
+    snakemake.output[0],
+    disc=fit.disc,
+    diff=fit.diff,
+    ability=fit.ability,
+    fit_seconds=seconds,
+    n_iter=fit.n_iter,
+    converged=fit.converged,
+)

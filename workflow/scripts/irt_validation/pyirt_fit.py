@@ -88,13 +88,18 @@ _THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--responses", required=True, type=Path, help="long responses.parquet")
     p.add_argument("--models", required=True, type=Path, help="models.parquet (uses excluded == False)")
-    p.add_argument("--mask", type=Path, default=None,
-                   help="held-out cells: .npy bool (n_kept_models, n_items) or .parquet (model_idx, item_idx); "
-                        "omit to train on all observed cells")
+    p.add_argument(
+        "--mask",
+        type=Path,
+        default=None,
+        help="held-out cells: .npy bool (n_kept_models, n_items) or .parquet (model_idx, item_idx); "
+        "omit to train on all observed cells",
+    )
     p.add_argument("--out", required=True, type=Path, help="output .npz")
     p.add_argument("--epochs", type=int, default=2000)
     p.add_argument("--dims", type=int, default=10)
@@ -166,11 +171,11 @@ def build_dataset(Y, train):
     from ordered_set import OrderedSet
     from py_irt.dataset import Dataset
 
-    rows, cols = np.nonzero(train)                      # row-major order
+    rows, cols = np.nonzero(train)  # row-major order
     _, first = np.unique(cols, return_index=True)
-    subj_order = np.unique(rows)                        # rows appear in increasing order
-    item_order = cols[np.sort(first)]                   # columns by first appearance
-    row_to_ix = np.full(Y.shape[0], -1, np.int64)       # -1: no training cell
+    subj_order = np.unique(rows)  # rows appear in increasing order
+    item_order = cols[np.sort(first)]  # columns by first appearance
+    row_to_ix = np.full(Y.shape[0], -1, np.int64)  # -1: no training cell
     col_to_ix = np.full(Y.shape[1], -1, np.int64)
     row_to_ix[subj_order] = np.arange(subj_order.size)
     col_to_ix[item_order] = np.arange(item_order.size)
@@ -204,8 +209,10 @@ def index_maps(ix_to_id: dict, n: int, what: str):
         order[k] = int(ix)
     missing = np.flatnonzero(order < 0)
     if missing.size:
-        sys.exit(f"error: {missing.size} {what}s have no training cell (first: {missing[:10].tolist()}); "
-                 f"py-irt cannot estimate them -- use a mask that leaves every {what} a training cell")
+        sys.exit(
+            f"error: {missing.size} {what}s have no training cell (first: {missing[:10].tolist()}); "
+            f"py-irt cannot estimate them -- use a mask that leaves every {what} a training cell"
+        )
     return order
 
 
@@ -217,8 +224,8 @@ def paper_model_class():
     import pyro
     import pyro.distributions as dist
     import torch
-    from torch.distributions import constraints
     from py_irt.models.abstract_model import IrtModel
+    from torch.distributions import constraints
 
     class PaperMultidim2PL(IrtModel):
         """``logit = ability @ disc.T - dims * diff``; Normal disc; scalar diff per item."""
@@ -288,11 +295,11 @@ def paper_model_class():
             self._hyper_guide("b", 1)
             self._hyper_guide("theta", self.dims)
             self._hyper_guide("gamma", self.dims)
-            self._local_guide("theta", "loc_ability", "scale_ability", self.num_subjects, self.dims,
-                              ("thetas", "theta_dims"))
+            self._local_guide(
+                "theta", "loc_ability", "scale_ability", self.num_subjects, self.dims, ("thetas", "theta_dims")
+            )
             self._local_guide("b", "loc_diff", "scale_diff", self.num_items, 1, ("bs", "bs_dims"))
-            self._local_guide("gamma", "loc_disc", "scale_disc", self.num_items, self.dims,
-                              ("gammas", "gamma_dims"))
+            self._local_guide("gamma", "loc_disc", "scale_disc", self.num_items, self.dims, ("gammas", "gamma_dims"))
 
     return PaperMultidim2PL
 
@@ -313,21 +320,23 @@ def mean_loglik(Y, P, cells):
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    for var in _THREAD_VARS:           # before numpy/torch load their thread pools
+    for var in _THREAD_VARS:  # before numpy/torch load their thread pools
         os.environ[var] = str(args.threads)
 
     import numpy as np
     import torch
+
     torch.set_num_threads(args.threads)
     try:
         torch.set_num_interop_threads(args.threads)
     except RuntimeError:
         pass
-    import pyro
     from importlib.metadata import version
+
+    import py_irt.training as pyirt_training
+    import pyro
     from py_irt.config import IrtConfig
     from py_irt.training import IrtModelTrainer
-    import py_irt.training as pyirt_training
 
     Y, kept = load_matrix(args.responses, args.models)
     heldout = load_mask(args.mask, Y.shape, kept)
@@ -337,11 +346,14 @@ def main(argv: list[str] | None = None) -> None:
     heldout &= observed
     train = observed & ~heldout
     n_subjects, n_items = Y.shape
-    print(f"{args.responses}: {n_subjects} models x {n_items} items; {int(train.sum())} training cells, "
-          f"{int(heldout.sum())} held out; variant={args.variant} dims={args.dims} epochs={args.epochs} "
-          f"lr={args.lr} threads={args.threads}", flush=True)
+    print(
+        f"{args.responses}: {n_subjects} models x {n_items} items; {int(train.sum())} training cells, "
+        f"{int(heldout.sum())} held out; variant={args.variant} dims={args.dims} epochs={args.epochs} "
+        f"lr={args.lr} threads={args.threads}",
+        flush=True,
+    )
 
-    pyro.set_rng_seed(args.seed)      # seeds python random, numpy and torch
+    pyro.set_rng_seed(args.seed)  # seeds python random, numpy and torch
     if args.deterministic:
         torch.use_deterministic_algorithms(True)
 
@@ -359,21 +371,33 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     dataset = build_dataset(Y, train)
     model_type = "multidim_2pl" if args.variant == "pyirt" else paper_model_class()
-    config = IrtConfig(model_type=model_type, priors=args.priors, dims=args.dims, lr=args.lr,
-                       lr_decay=args.lr_decay, epochs=args.epochs, seed=args.seed,
-                       deterministic=args.deterministic, log_every=max(1, args.epochs // 10))
+    config = IrtConfig(
+        model_type=model_type,
+        priors=args.priors,
+        dims=args.dims,
+        lr=args.lr,
+        lr_decay=args.lr_decay,
+        epochs=args.epochs,
+        seed=args.seed,
+        deterministic=args.deterministic,
+        log_every=max(1, args.epochs // 10),
+    )
     trainer = IrtModelTrainer(data_path=None, config=config, dataset=dataset, verbose=args.verbose)
     setup_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     error = ""
     try:
         trainer.train(epochs=args.epochs, device="cpu")
-    except ValueError as exc:          # a NaN parameter fails a distribution's argument check
+    except ValueError as exc:  # a NaN parameter fails a distribution's argument check
         error = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
     fit_seconds = time.perf_counter() - t0
     if error:
-        print(f"warning: py-irt diverged after {len(losses)} SVI steps ({error}); "
-              f"falling back to best_params (the export at the lowest finite loss)", file=sys.stderr, flush=True)
+        print(
+            f"warning: py-irt diverged after {len(losses)} SVI steps ({error}); "
+            f"falling back to best_params (the export at the lowest finite loss)",
+            file=sys.stderr,
+            flush=True,
+        )
         if args.params == "last" or trainer.best_params is None:
             sys.exit("error: no usable parameters after the divergence")
 
@@ -382,52 +406,75 @@ def main(argv: list[str] | None = None) -> None:
     item_order = index_maps(params["item_ids"], n_items, "item")
     ability = np.asarray(params["ability"], np.float64)[subj_order]
     if args.variant == "pyirt":
-        disc = np.asarray(params["disc"], np.float64)[item_order]          # exp(loc_disc)
+        disc = np.asarray(params["disc"], np.float64)[item_order]  # exp(loc_disc)
         loc_disc = np.log(disc)
-        diff_raw = np.asarray(params["diff"], np.float64)[item_order]      # (items, dims)
+        diff_raw = np.asarray(params["diff"], np.float64)[item_order]  # (items, dims)
         diff = (disc * diff_raw).sum(axis=1) / args.dims
     else:
         disc = np.asarray(params["disc"], np.float64)[item_order]
         loc_disc = disc
-        diff_raw = np.asarray(params["diff"], np.float64)[item_order]      # (items, 1)
+        diff_raw = np.asarray(params["diff"], np.float64)[item_order]  # (items, 1)
         diff = diff_raw[:, 0]
 
     logits = ability @ disc.T - args.dims * diff
-    P = np.exp(-np.logaddexp(0.0, -logits))          # sigmoid without overflow
+    P = np.exp(-np.logaddexp(0.0, -logits))  # sigmoid without overflow
     heldout_ll, heldout_acc = mean_loglik(Y, P, heldout)
     train_ll, _ = mean_loglik(Y, P, train)
     loss_arr = np.asarray(losses, np.float64)
     best_epoch = int(np.argmin(loss_arr)) if loss_arr.size else -1
 
-    s = lambda v: np.array(str(v))  # noqa: E731  (0-d fixed-width unicode array)
+    s = lambda v: np.array(str(v))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_name(args.out.name + ".tmp.npz")
     np.savez(
         tmp,
-        disc=disc, diff=diff, ability=ability, diff_raw=diff_raw, loc_disc=loc_disc,
-        losses=loss_arr, best_epoch=np.array(best_epoch),
-        fit_seconds=np.array(fit_seconds), setup_seconds=np.array(setup_seconds),
+        disc=disc,
+        diff=diff,
+        ability=ability,
+        diff_raw=diff_raw,
+        loc_disc=loc_disc,
+        losses=loss_arr,
+        best_epoch=np.array(best_epoch),
+        fit_seconds=np.array(fit_seconds),
+        setup_seconds=np.array(setup_seconds),
         seconds_per_epoch=np.array(fit_seconds / max(len(losses), 1)),
-        diverged=np.array(bool(error)), error=s(error), epochs_completed=np.array(len(losses)),
-        heldout_loglik=np.array(heldout_ll), heldout_accuracy=np.array(heldout_acc),
+        diverged=np.array(bool(error)),
+        error=s(error),
+        epochs_completed=np.array(len(losses)),
+        heldout_loglik=np.array(heldout_ll),
+        heldout_accuracy=np.array(heldout_acc),
         train_loglik=np.array(train_ll),
-        n_train=np.array(int(train.sum())), n_heldout=np.array(int(heldout.sum())),
-        model_idx=kept, item_idx=np.arange(n_items),
-        variant=s(args.variant), params=s(args.params), logit_convention=s("ability @ disc.T - dims * diff"),
-        epochs=np.array(args.epochs), dims=np.array(args.dims), lr=np.array(args.lr),
-        lr_decay=np.array(args.lr_decay), priors=s(args.priors), seed=np.array(args.seed),
+        n_train=np.array(int(train.sum())),
+        n_heldout=np.array(int(heldout.sum())),
+        model_idx=kept,
+        item_idx=np.arange(n_items),
+        variant=s(args.variant),
+        params=s(args.params),
+        logit_convention=s("ability @ disc.T - dims * diff"),
+        epochs=np.array(args.epochs),
+        dims=np.array(args.dims),
+        lr=np.array(args.lr),
+        lr_decay=np.array(args.lr_decay),
+        priors=s(args.priors),
+        seed=np.array(args.seed),
         deterministic=np.array(bool(args.deterministic)),
-        threads=np.array(args.threads), torch_num_threads=np.array(torch.get_num_threads()),
+        threads=np.array(args.threads),
+        torch_num_threads=np.array(torch.get_num_threads()),
         torch_num_interop_threads=np.array(torch.get_num_interop_threads()),
-        py_irt_version=s(version("py-irt")), torch_version=s(torch.__version__),
-        pyro_version=s(pyro.__version__), numpy_version=s(np.__version__),
+        py_irt_version=s(version("py-irt")),
+        torch_version=s(torch.__version__),
+        pyro_version=s(pyro.__version__),
+        numpy_version=s(np.__version__),
         python_version=s(platform.python_version()),
     )
     os.replace(tmp, args.out)
-    print(f"fit {fit_seconds:.1f}s over {len(losses)} epochs ({1000 * fit_seconds / max(len(losses), 1):.1f} "
-          f"ms/epoch; setup "
-          f"{setup_seconds:.1f}s), best epoch {best_epoch}, held-out loglik {heldout_ll:.4f}, "
-          f"held-out acc {heldout_acc:.4f}, train loglik {train_ll:.4f} -> {args.out}", flush=True)
+    print(
+        f"fit {fit_seconds:.1f}s over {len(losses)} epochs ({1000 * fit_seconds / max(len(losses), 1):.1f} "
+        f"ms/epoch; setup "
+        f"{setup_seconds:.1f}s), best epoch {best_epoch}, held-out loglik {heldout_ll:.4f}, "
+        f"held-out acc {heldout_acc:.4f}, train loglik {train_ll:.4f} -> {args.out}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

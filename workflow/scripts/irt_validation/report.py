@@ -20,10 +20,19 @@ for i, ds in enumerate(p.datasets):
         fits[LABEL[v]] = iv.load_pyirt_npz(next(f for f in snakemake.input.pyirt if f"/{ds}/pyirt_{v}.npz" in f))
     for name, f in fits.items():
         P = expit(iv.logits(f["ability"], f["disc"], f["diff"]))
-        rows.append({"dataset": ds, "n_models": Y.shape[0], "n_items": Y.shape[1], "fitter": name,
-                     "fit_seconds": float(f["fit_seconds"]), "heldout_loglik": iv.heldout_log_likelihood(Y, P, heldout),
-                     "heldout_accuracy": iv.heldout_accuracy(Y, P, heldout),
-                     "diverged": bool(f.get("diverged", False)), "epochs_completed": f.get("epochs_completed", np.nan)})
+        rows.append(
+            {
+                "dataset": ds,
+                "n_models": Y.shape[0],
+                "n_items": Y.shape[1],
+                "fitter": name,
+                "fit_seconds": float(f["fit_seconds"]),
+                "heldout_loglik": iv.heldout_log_likelihood(Y, P, heldout),
+                "heldout_accuracy": iv.heldout_accuracy(Y, P, heldout),
+                "diverged": bool(f.get("diverged", False)),
+                "epochs_completed": f.get("epochs_completed", np.nan),
+            }
+        )
     table = iv.validation_table(rows)
     for name in fits:
         if name == iv.OURS:

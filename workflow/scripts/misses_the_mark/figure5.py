@@ -13,8 +13,10 @@ d = snakemake.params.dataset
 matrix = load_response_matrix(Path(snakemake.input.data[0]).parent, d)
 splits = pd.read_parquet(snakemake.input.splits)
 aipw_label, rs_label = snakemake.params.labels
-pts = {aipw_label: per_target(snakemake.input.aipw, splits, matrix),
-       rs_label: per_target(snakemake.input.rs, splits, matrix)}
+pts = {
+    aipw_label: per_target(snakemake.input.aipw, splits, matrix),
+    rs_label: per_target(snakemake.input.rs, splits, matrix),
+}
 sims = pd.concat([p["similarity"] for p in pts.values()])
 edges = np.quantile(sims, np.linspace(0, 1, snakemake.params.bins + 1))  # equal-count bins
 edges = np.unique(edges)

@@ -29,5 +29,12 @@ tab = heatmap_table(corr.rename(columns={"pearson_r": "gap"}), split, n).drop(in
 labels = tab.map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
 labels.index = [snakemake.params.titles.get(i, i) for i in labels.index]
 labels.columns = [METHOD_LABELS.get(c, c) for c in labels.columns]
-annotated_heatmap(tab, labels, snakemake.output.png, f"Pearson r(similarity, normalized gap), {split}, n={n}",
-                  "Pearson correlation", cmap="coolwarm", center=0.0)
+annotated_heatmap(
+    tab,
+    labels,
+    snakemake.output.png,
+    f"Pearson r(similarity, normalized gap), {split}, n={n}",
+    "Pearson correlation",
+    cmap="coolwarm",
+    center=0.0,
+)

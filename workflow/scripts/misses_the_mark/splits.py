@@ -1,11 +1,17 @@
+from pathlib import Path
+
 from benchcast.data.item_level import load_response_matrix, write_parquet_atomic
 from benchcast.harness import make_splits
 from benchcast.workflow_support import job_logger
-from pathlib import Path
 
 log = job_logger(snakemake)
 matrix = load_response_matrix(Path(snakemake.input.models).parent, snakemake.wildcards.dataset)
-splits = make_splits(matrix, snakemake.wildcards.split, snakemake.params.trials, snakemake.params.seed,
-                     dict(snakemake.params.split_params))
+splits = make_splits(
+    matrix,
+    snakemake.wildcards.split,
+    snakemake.params.trials,
+    snakemake.params.seed,
+    dict(snakemake.params.split_params),
+)
 log(f"{matrix.dataset}: {matrix.shape[0]} models, {snakemake.params.trials} trials of {snakemake.wildcards.split}")
 write_parquet_atomic(splits, snakemake.output[0])

@@ -15,11 +15,20 @@ for split in p.splits:
     for n in p.budgets:
         gaps = mtm.heatmap_table(cells, split, n, "gap")
         labels = mtm.formatted_heatmap(cells, split, n, p.titles)
-        annotated_heatmap(gaps, labels, snakemake.output.heatmaps_png[k],
-                          f"Estimation gap (%), {split} split, n = {n}: gap ± s.e. (% change vs Random-Sampling)",
-                          "estimation gap (%)")
-        write_table(labels, snakemake.output.heatmaps_csv[k], snakemake.output.heatmaps_md[k], index=True,
-                    title=f"Estimation gap (%), {split}, n = {n}")
+        annotated_heatmap(
+            gaps,
+            labels,
+            snakemake.output.heatmaps_png[k],
+            f"Estimation gap (%), {split} split, n = {n}: gap ± s.e. (% change vs Random-Sampling)",
+            "estimation gap (%)",
+        )
+        write_table(
+            labels,
+            snakemake.output.heatmaps_csv[k],
+            snakemake.output.heatmaps_md[k],
+            index=True,
+            title=f"Estimation gap (%), {split}, n = {n}",
+        )
         k += 1
 
 t1 = mtm.table1(cells, paper)
@@ -27,8 +36,13 @@ write_table(t1, snakemake.output.table1, snakemake.output.table1_md, title="Tabl
 
 timings = [dict(c, path=path) for c, path in zip(p.timing_cells, snakemake.input.timing)]
 t2 = mtm.table2(timings, p.table2_dataset)
-write_table(t2, snakemake.output.table2, snakemake.output.table2_md, digits=3,
-            title=f"Table 2: seconds per trial on {p.titles.get(p.table2_dataset, p.table2_dataset)} (paper: ImageNet)")
+write_table(
+    t2,
+    snakemake.output.table2,
+    snakemake.output.table2_md,
+    digits=3,
+    title=f"Table 2: seconds per trial on {p.titles.get(p.table2_dataset, p.table2_dataset)} (paper: ImageNet)",
+)
 
 pvo = mtm.paper_vs_ours(cells, paper)
 pvo.to_csv(snakemake.output.paper_vs_ours, index=False, float_format="%.4f")
@@ -36,14 +50,23 @@ both = pvo.dropna(subset=["ours", "paper"]).copy()
 rel_by_method = p.tolerance.get("rel_by_method", {})
 both["rel_tolerance"] = both.method.map(lambda m: rel_by_method.get(m, p.tolerance["rel"])).astype(float)
 both["within_tolerance"] = mtm.within_tolerance(both.ours, both.paper, p.tolerance["abs"], both.rel_tolerance)
-write_table(both, None, snakemake.output.paper_vs_ours_md,
-            title=f"Paper vs ours (estimation gap %, cells with both; tolerance max({p.tolerance['abs']}, "
-                  f"rel_tolerance x paper))")
-summary = (both.groupby(["split", "n", "method"])
-           .agg(cells=("within_tolerance", "size"), within=("within_tolerance", "sum"),
-                rel_tolerance=("rel_tolerance", "first"),
-                mean_abs_diff=("ours", lambda s: float((s - both.loc[s.index, "paper"]).abs().mean())))
-           .reset_index())
+write_table(
+    both,
+    None,
+    snakemake.output.paper_vs_ours_md,
+    title=f"Paper vs ours (estimation gap %, cells with both; tolerance max({p.tolerance['abs']}, "
+    f"rel_tolerance x paper))",
+)
+summary = (
+    both.groupby(["split", "n", "method"])
+    .agg(
+        cells=("within_tolerance", "size"),
+        within=("within_tolerance", "sum"),
+        rel_tolerance=("rel_tolerance", "first"),
+        mean_abs_diff=("ours", lambda s: float((s - both.loc[s.index, "paper"]).abs().mean())),
+    )
+    .reset_index()
+)
 summary["share_within"] = summary["within"] / summary["cells"]
 summary.to_csv(snakemake.output.summary, index=False, float_format="%.4f")
 for r in summary.itertuples():

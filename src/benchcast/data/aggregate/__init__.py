@@ -69,11 +69,7 @@ Nothing here unpickles anything: all inputs are JSON or CSV.
 from __future__ import annotations
 
 from benchcast.data.aggregate.benchpress import read_benchpress
-from benchcast.data.aggregate.inventory import (
-    INVENTORY_COLUMNS,
-    attach_benchmark_inventory,
-    read_benchmark_inventory,
-)
+from benchcast.data.aggregate.inventory import INVENTORY_COLUMNS, attach_benchmark_inventory, read_benchmark_inventory
 from benchcast.data.aggregate.llm_benchmark_matrix import read_llm_benchmark_matrix
 from benchcast.data.aggregate.parquet import load_score_matrix, write_aggregate
 from benchcast.data.aggregate.scales import (
@@ -89,12 +85,7 @@ from benchcast.data.aggregate.sloth import (
     model_metadata_for,
     read_sloth_leaderboard,
 )
-from benchcast.data.aggregate.table import (
-    BENCHMARK_COLUMNS,
-    MODEL_COLUMNS,
-    SCORE_COLUMNS,
-    AggregateTables,
-)
+from benchcast.data.aggregate.table import BENCHMARK_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, AggregateTables
 
 __all__ = [
     "load_score_matrix",

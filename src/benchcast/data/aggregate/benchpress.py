@@ -84,13 +84,21 @@ def read_benchpress(path: str | os.PathLike) -> AggregateTables:
     sources = _require_list(doc["sources"], path, "sources")
     for key, grid in (("observed", observed), ("sources", sources)):
         if len(grid) != n_m:
-            raise DataError(path, key, f"has {len(grid)} rows, expected {n_m} (one per model)",
-                            f"'{key}' must be a list of {n_m} rows in 'models' order")
+            raise DataError(
+                path,
+                key,
+                f"has {len(grid)} rows, expected {n_m} (one per model)",
+                f"'{key}' must be a list of {n_m} rows in 'models' order",
+            )
         for i, row in enumerate(grid):
             if not isinstance(row, list) or len(row) != n_b:
                 got = f"{len(row)} entries" if isinstance(row, list) else f"a {type(row).__name__}"
-                raise DataError(path, f"{key}[{i}]", f"row has {got}, expected {n_b} (one per benchmark)",
-                                f"'{key}' must be a {n_m} x {n_b} nested list in models x benchmarks order")
+                raise DataError(
+                    path,
+                    f"{key}[{i}]",
+                    f"row has {got}, expected {n_b} (one per benchmark)",
+                    f"'{key}' must be a {n_m} x {n_b} nested list in models x benchmarks order",
+                )
 
     mids = models["model_id"].tolist()
     bids = benchmarks["benchmark_id"].tolist()
@@ -112,9 +120,12 @@ def read_benchpress(path: str | os.PathLike) -> AggregateTables:
                 stype = _str_or_na(prov.get("type"), path, sfield + ".type")
                 status = _str_or_na(prov.get("audit_status"), path, sfield + ".audit_status")
             else:
-                raise DataError(path, f"sources[{i}][{j}]",
-                                f"expected a provenance object or null, got {type(prov).__name__}",
-                                "each sources cell must be null or an object with url/type/audit_status")
+                raise DataError(
+                    path,
+                    f"sources[{i}][{j}]",
+                    f"expected a provenance object or null, got {type(prov).__name__}",
+                    "each sources cell must be null or an object with url/type/audit_status",
+                )
             out["model_id"].append(mids[i])
             out["benchmark_id"].append(bids[j])
             out["score"].append(score)

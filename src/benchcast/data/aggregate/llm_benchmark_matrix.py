@@ -87,38 +87,60 @@ def read_llm_benchmark_matrix(path: str | os.PathLike, *, on_duplicate: str = "f
     path = Path(path)
     doc = _load_json(path)
     _require_keys(doc, path, ("models", "benchmarks", "scores"), "llm-benchmark-matrix llm_benchmark_data.json")
-    models = _records_frame(_require_list(doc["models"], path, "models"), path, "models",
-                            _LLM_MATRIX_MODEL_SPEC, "model_id")
-    benchmarks = _records_frame(_require_list(doc["benchmarks"], path, "benchmarks"), path, "benchmarks",
-                                _LLM_MATRIX_BENCHMARK_SPEC, "benchmark_id")
+    models = _records_frame(
+        _require_list(doc["models"], path, "models"), path, "models", _LLM_MATRIX_MODEL_SPEC, "model_id"
+    )
+    benchmarks = _records_frame(
+        _require_list(doc["benchmarks"], path, "benchmarks"),
+        path,
+        "benchmarks",
+        _LLM_MATRIX_BENCHMARK_SPEC,
+        "benchmark_id",
+    )
     mpos = {m: i for i, m in enumerate(models["model_id"])}
     bpos = {b: j for j, b in enumerate(benchmarks["benchmark_id"])}
 
     kept: dict[tuple[int, int], dict] = {}
     for k, rec in enumerate(_require_list(doc["scores"], path, "scores")):
         if not isinstance(rec, dict):
-            raise DataError(path, f"scores[{k}]", f"expected a JSON object, got {type(rec).__name__}",
-                            "each score must be an object with model_id, benchmark_id, score")
+            raise DataError(
+                path,
+                f"scores[{k}]",
+                f"expected a JSON object, got {type(rec).__name__}",
+                "each score must be an object with model_id, benchmark_id, score",
+            )
         for key in ("model_id", "benchmark_id", "score"):
             if key not in rec:
-                raise DataError(path, f"scores[{k}].{key}", "required key is missing",
-                                "each score needs model_id, benchmark_id and score")
+                raise DataError(
+                    path,
+                    f"scores[{k}].{key}",
+                    "required key is missing",
+                    "each score needs model_id, benchmark_id and score",
+                )
         m, b = rec["model_id"], rec["benchmark_id"]
         if not isinstance(m, str) or m not in mpos:
-            raise DataError(path, f"scores[{k}].model_id", f"unknown model id {m!r:.60}",
-                            "add the model to 'models' or fix the id")
+            raise DataError(
+                path, f"scores[{k}].model_id", f"unknown model id {m!r:.60}", "add the model to 'models' or fix the id"
+            )
         if not isinstance(b, str) or b not in bpos:
-            raise DataError(path, f"scores[{k}].benchmark_id", f"unknown benchmark id {b!r:.60}",
-                            "add the benchmark to 'benchmarks' or fix the id")
+            raise DataError(
+                path,
+                f"scores[{k}].benchmark_id",
+                f"unknown benchmark id {b!r:.60}",
+                "add the benchmark to 'benchmarks' or fix the id",
+            )
         score = _check_score(rec["score"], path, f"scores[{k}].score (model '{m}', benchmark '{b}')")
         url = _str_or_na(rec.get("reference_url"), path, f"scores[{k}].reference_url")
         cell = (mpos[m], bpos[b])
         if cell in kept:
             first = kept[cell]
             if on_duplicate == "error":
-                raise DataError(path, f"scores[{k}]",
-                                f"cell (model '{m}', benchmark '{b}') already given at scores[{first['index']}]",
-                                "remove the duplicate record, or read with on_duplicate='first'")
+                raise DataError(
+                    path,
+                    f"scores[{k}]",
+                    f"cell (model '{m}', benchmark '{b}') already given at scores[{first['index']}]",
+                    "remove the duplicate record, or read with on_duplicate='first'",
+                )
             if score != first["score"]:
                 first["audit_status"] = "conflicting_duplicate"
             continue

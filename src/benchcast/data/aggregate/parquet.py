@@ -51,8 +51,9 @@ def write_aggregate(tables: AggregateTables, out_dir: str | os.PathLike) -> dict
     return paths
 
 
-def load_score_matrix(scores: str | os.PathLike, models: str | os.PathLike,
-                      benchmarks: str | os.PathLike) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
+def load_score_matrix(
+    scores: str | os.PathLike, models: str | os.PathLike, benchmarks: str | os.PathLike
+) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
     """The ingested tables as a (models x benchmarks) float matrix, NaN = missing, in table order
     (the source's order, which the BenchPress fold file indexes), with the models and benchmarks tables."""
     s = pd.read_parquet(scores)
@@ -61,8 +62,12 @@ def load_score_matrix(scores: str | os.PathLike, models: str | os.PathLike,
     rows = pd.Index(m["model_id"]).get_indexer(s["model_id"])
     cols = pd.Index(b["benchmark_id"]).get_indexer(s["benchmark_id"])
     if (rows < 0).any() or (cols < 0).any():
-        raise DataError(scores, "model_id/benchmark_id", "a score refers to a model or benchmark not in the tables",
-                        "re-run the ingest so the three Parquet files come from one dump")
+        raise DataError(
+            scores,
+            "model_id/benchmark_id",
+            "a score refers to a model or benchmark not in the tables",
+            "re-run the ingest so the three Parquet files come from one dump",
+        )
     M = np.full((len(m), len(b)), np.nan)
     M[rows, cols] = s["score"].to_numpy(dtype=np.float64)
     return M, m, b

@@ -34,35 +34,54 @@ def _load_json(path: Path) -> Any:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise DataError(path, "(file)", "file does not exist",
-                        "check the path, or run the workflow's download rule / point raw_dir at the mirror") from None
+        raise DataError(
+            path,
+            "(file)",
+            "file does not exist",
+            "check the path, or run the workflow's download rule / point raw_dir at the mirror",
+        ) from None
     except OSError as exc:
-        raise DataError(path, "(file)", f"cannot read the file ({exc.strerror})",
-                        "check the path and its permissions") from exc
+        raise DataError(
+            path, "(file)", f"cannot read the file ({exc.strerror})", "check the path and its permissions"
+        ) from exc
     try:
         return json.loads(raw)
     except UnicodeDecodeError as exc:
-        raise DataError(path, "(JSON text encoding)", f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                        "re-download the file; it is not the JSON the reader expects") from exc
+        raise DataError(
+            path,
+            "(JSON text encoding)",
+            f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+            "re-download the file; it is not the JSON the reader expects",
+        ) from exc
     except json.JSONDecodeError as exc:
-        raise DataError(path, f"(JSON syntax, line {exc.lineno} column {exc.colno})", exc.msg,
-                        "re-download the file; it is truncated or not valid JSON") from exc
+        raise DataError(
+            path,
+            f"(JSON syntax, line {exc.lineno} column {exc.colno})",
+            exc.msg,
+            "re-download the file; it is truncated or not valid JSON",
+        ) from exc
 
 
 def _require_keys(doc: Any, path: Path, keys: Iterable[str], what: str) -> None:
     if not isinstance(doc, dict):
-        raise DataError(path, "(top level)", f"expected a JSON object, got {type(doc).__name__}",
-                        f"pass the {what} JSON file")
+        raise DataError(
+            path, "(top level)", f"expected a JSON object, got {type(doc).__name__}", f"pass the {what} JSON file"
+        )
     for key in keys:
         if key not in doc:
-            raise DataError(path, key, "required key is missing",
-                            f"pass the {what} JSON file, which has keys {list(keys)}")
+            raise DataError(
+                path, key, "required key is missing", f"pass the {what} JSON file, which has keys {list(keys)}"
+            )
 
 
 def _require_list(value: Any, path: Path, field: str) -> list:
     if not isinstance(value, list):
-        raise DataError(path, field, f"expected a JSON list, got {type(value).__name__}",
-                        "re-download the file; this key has the wrong type")
+        raise DataError(
+            path,
+            field,
+            f"expected a JSON list, got {type(value).__name__}",
+            "re-download the file; this key has the wrong type",
+        )
     return value
 
 
@@ -73,12 +92,15 @@ def _is_number(value: Any) -> bool:
 
 def _check_score(value: Any, path: Path, field: str) -> float:
     if not _is_number(value):
-        raise DataError(path, field, f"expected a number or null, got {type(value).__name__} {value!r:.60}",
-                        "fix the cell to a number, or null if unknown")
+        raise DataError(
+            path,
+            field,
+            f"expected a number or null, got {type(value).__name__} {value!r:.60}",
+            "fix the cell to a number, or null if unknown",
+        )
     out = float(value)
     if not math.isfinite(out):
-        raise DataError(path, field, f"score is not finite ({value!r})",
-                        "replace NaN/Infinity with null (missing)")
+        raise DataError(path, field, f"score is not finite ({value!r})", "replace NaN/Infinity with null (missing)")
     return out
 
 
@@ -101,16 +123,21 @@ def _parse_partial_date(value: Any, path: Path, field: str) -> tuple[pd.Timestam
                     return pd.Timestamp(text + pad), precision
                 except ValueError:
                     break
-    raise DataError(path, field, f"not a date: {value!r:.60}",
-                    "write the date as YYYY-MM-DD, YYYY-MM or YYYY, or null if unknown")
+    raise DataError(
+        path, field, f"not a date: {value!r:.60}", "write the date as YYYY-MM-DD, YYYY-MM or YYYY, or null if unknown"
+    )
 
 
 def _str_or_na(value: Any, path: Path, field: str) -> Any:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise DataError(path, field, f"expected a string or null, got {type(value).__name__} {value!r:.60}",
-                        "write this field as a JSON string")
+        raise DataError(
+            path,
+            field,
+            f"expected a string or null, got {type(value).__name__} {value!r:.60}",
+            "write this field as a JSON string",
+        )
     # Empty strings in provenance fields mean "unknown", same as null.
     return value if value.strip() else None
 
@@ -118,8 +145,12 @@ def _str_or_na(value: Any, path: Path, field: str) -> Any:
 def _bool_or_na(value: Any, path: Path, field: str) -> Any:
     if value is None or isinstance(value, bool):
         return value
-    raise DataError(path, field, f"expected true, false or null, got {value!r:.60}",
-                    "write this field as a JSON boolean (or null if unknown)")
+    raise DataError(
+        path,
+        field,
+        f"expected true, false or null, got {value!r:.60}",
+        "write this field as a JSON boolean (or null if unknown)",
+    )
 
 
 def _infer_extra(values: list) -> pd.Series:
@@ -135,12 +166,14 @@ def _infer_extra(values: list) -> pd.Series:
         return pd.Series(values, dtype="str")
     # Mixed or nested values (e.g. temperature given as 'default' or as 0.0): one
     # string column keeps them writable; strings stay as-is, anything else as JSON.
-    return pd.Series([None if v is None else v if isinstance(v, str) else json.dumps(v, sort_keys=True)
-                      for v in values], dtype="str")
+    return pd.Series(
+        [None if v is None else v if isinstance(v, str) else json.dumps(v, sort_keys=True) for v in values], dtype="str"
+    )
 
 
-def _records_frame(records: list, path: Path, key: str, spec: Sequence[tuple[str, str, str, bool]],
-                   id_column: str) -> pd.DataFrame:
+def _records_frame(
+    records: list, path: Path, key: str, spec: Sequence[tuple[str, str, str, bool]], id_column: str
+) -> pd.DataFrame:
     """Build a frame from a list of JSON objects.
 
     ``spec`` rows are (output column, source key, kind, required); kinds are
@@ -150,15 +183,21 @@ def _records_frame(records: list, path: Path, key: str, spec: Sequence[tuple[str
     """
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):
-            raise DataError(path, f"{key}[{i}]", f"expected a JSON object, got {type(rec).__name__}",
-                            f"each entry of '{key}' must be an object with an 'id'")
-        for out_col, src, kind, required in spec:
+            raise DataError(
+                path,
+                f"{key}[{i}]",
+                f"expected a JSON object, got {type(rec).__name__}",
+                f"each entry of '{key}' must be an object with an 'id'",
+            )
+        for _out_col, src, _kind, required in spec:
             if required and src not in rec:
-                raise DataError(path, f"{key}[{i}].{src}", "required key is missing",
-                                f"give every entry of '{key}' a '{src}'")
+                raise DataError(
+                    path, f"{key}[{i}].{src}", "required key is missing", f"give every entry of '{key}' a '{src}'"
+                )
 
     columns: dict[str, pd.Series] = {}
     for out_col, src, kind, _ in spec:
+
         def field(i: int, src: str = src) -> str:
             return f"{key}[{i}].{src}"
 
@@ -166,20 +205,27 @@ def _records_frame(records: list, path: Path, key: str, spec: Sequence[tuple[str
         if kind == "id":
             for i, v in enumerate(raw):
                 if not isinstance(v, str) or not v.strip():
-                    raise DataError(path, field(i), f"expected a non-empty string id, got {v!r:.60}",
-                                    "give every entry a unique, non-empty string id")
+                    raise DataError(
+                        path,
+                        field(i),
+                        f"expected a non-empty string id, got {v!r:.60}",
+                        "give every entry a unique, non-empty string id",
+                    )
             seen: dict[str, int] = {}
             for i, v in enumerate(raw):
                 if v in seen:
-                    raise DataError(path, field(i), f"duplicate id {v!r} (first at {key}[{seen[v]}])",
-                                    "make ids unique (rename or merge the duplicate entry)")
+                    raise DataError(
+                        path,
+                        field(i),
+                        f"duplicate id {v!r} (first at {key}[{seen[v]}])",
+                        "make ids unique (rename or merge the duplicate entry)",
+                    )
                 seen[v] = i
             columns[out_col] = pd.Series(raw, dtype="str")
         elif kind == "str":
             columns[out_col] = pd.Series([_str_or_na(v, path, field(i)) for i, v in enumerate(raw)], dtype="str")
         elif kind == "bool":
-            columns[out_col] = pd.Series([_bool_or_na(v, path, field(i)) for i, v in enumerate(raw)],
-                                         dtype="boolean")
+            columns[out_col] = pd.Series([_bool_or_na(v, path, field(i)) for i, v in enumerate(raw)], dtype="boolean")
         elif kind == "date":
             parsed = [_parse_partial_date(v, path, field(i)) for i, v in enumerate(raw)]
             columns[out_col] = pd.Series([p[0] for p in parsed], dtype="datetime64[ns]")
@@ -191,12 +237,17 @@ def _records_frame(records: list, path: Path, key: str, spec: Sequence[tuple[str
                 if v is None:
                     vals.append(None if kind == "int" else np.nan)
                 elif not _is_number(v) or not math.isfinite(float(v)):
-                    raise DataError(path, field(i), f"expected a finite number or null, got {v!r:.60}",
-                                    "write this field as a JSON number (or null if unknown)")
+                    raise DataError(
+                        path,
+                        field(i),
+                        f"expected a finite number or null, got {v!r:.60}",
+                        "write this field as a JSON number (or null if unknown)",
+                    )
                 elif kind == "int":
                     if float(v) != int(v):
-                        raise DataError(path, field(i), f"expected a whole number, got {v!r}",
-                                        "write this field as an integer")
+                        raise DataError(
+                            path, field(i), f"expected a whole number, got {v!r}", "write this field as an integer"
+                        )
                     vals.append(int(v))
                 else:
                     vals.append(float(v) * scale)
@@ -222,8 +273,12 @@ def _records_frame(records: list, path: Path, key: str, spec: Sequence[tuple[str
             new = {k: _infer_extra(raw)}
         for name, series in new.items():
             if name in columns:
-                raise DataError(path, f"{key}[*].{k}", f"extra key maps to column '{name}', which already exists",
-                                "rename the key in the source file")
+                raise DataError(
+                    path,
+                    f"{key}[*].{k}",
+                    f"extra key maps to column '{name}', which already exists",
+                    "rename the key in the source file",
+                )
             columns[name] = series
     frame = pd.DataFrame(columns)
     frame.index = pd.RangeIndex(len(frame))
@@ -231,16 +286,19 @@ def _records_frame(records: list, path: Path, key: str, spec: Sequence[tuple[str
     return frame
 
 
-def _scores_frame(model_ids: list, bench_ids: list, scores: list, urls: list, types: list,
-                  statuses: list) -> pd.DataFrame:
-    return pd.DataFrame({
-        "model_id": pd.Series(model_ids, dtype="str"),
-        "benchmark_id": pd.Series(bench_ids, dtype="str"),
-        "score": pd.Series(scores, dtype="float64"),
-        "source_url": pd.Series(urls, dtype="str"),
-        "source_type": pd.Series(types, dtype="str"),
-        "audit_status": pd.Series(statuses, dtype="str"),
-    })
+def _scores_frame(
+    model_ids: list, bench_ids: list, scores: list, urls: list, types: list, statuses: list
+) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "model_id": pd.Series(model_ids, dtype="str"),
+            "benchmark_id": pd.Series(bench_ids, dtype="str"),
+            "score": pd.Series(scores, dtype="float64"),
+            "source_url": pd.Series(urls, dtype="str"),
+            "source_type": pd.Series(types, dtype="str"),
+            "audit_status": pd.Series(statuses, dtype="str"),
+        }
+    )
 
 
 _BENCHMARK_SPEC = (

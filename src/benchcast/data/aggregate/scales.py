@@ -37,8 +37,10 @@ _SCALE_WORDS = (
     ("dollars", re.compile(r"\$|\bdollars?\b|\busd\b")),
     ("index", re.compile(r"\bindex\b")),
 )
-_LOWER_IS_BETTER = re.compile(r"lower\s*(?:is|=|-is-)?\s*better|edit[\s_-]*distance|hallucination[\s_-]*rate|"
-                              r"\berror[\s_-]*rate\b")
+_LOWER_IS_BETTER = re.compile(
+    r"lower\s*(?:is|=|-is-)?\s*better|edit[\s_-]*distance|hallucination[\s_-]*rate|"
+    r"\berror[\s_-]*rate\b"
+)
 _BLANK_METRIC = {"", "-", "\u2014", "\u2013", "n/a", "na"}
 
 
@@ -148,9 +150,12 @@ def with_inferred_scales(tables: AggregateTables) -> AggregateTables:
         scale = infer_scale(metric, lo, hi, name=name)
         scales.append(scale)
         lower.append(infer_lower_is_better(metric, name=name, scale=scale))
-    benchmarks = _place_after_metric(b, {
-        "scale": pd.Series(scales, dtype="str"),
-        "is_percentage": pd.Series([s == "percent" for s in scales], dtype="boolean"),
-        "lower_is_better": pd.Series(lower, dtype="boolean"),
-    })
+    benchmarks = _place_after_metric(
+        b,
+        {
+            "scale": pd.Series(scales, dtype="str"),
+            "is_percentage": pd.Series([s == "percent" for s in scales], dtype="boolean"),
+            "lower_is_better": pd.Series(lower, dtype="boolean"),
+        },
+    )
     return AggregateTables(models=tables.models, benchmarks=benchmarks, scores=tables.scores)

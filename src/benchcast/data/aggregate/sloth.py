@@ -54,8 +54,16 @@ SLOTH_COLUMN_MAP: dict[str, str] = {
     "Upload To Hub Date": "upload_date",
 }
 _SLOTH_DROP = {"T"}  # the emoji of "Type", which is kept in words
-_SLOTH_BOOL = {"instruct", "merged", "not_merged", "available_on_hub", "flagged", "moe", "chat_template",
-               "maintainers_highlight"}
+_SLOTH_BOOL = {
+    "instruct",
+    "merged",
+    "not_merged",
+    "available_on_hub",
+    "flagged",
+    "moe",
+    "chat_template",
+    "maintainers_highlight",
+}
 _SLOTH_FLOAT = {"params_b", "pretraining_tokens_t", "flops_1e21"}
 _SLOTH_INT = {"hub_likes"}
 _SLOTH_DATE = {"release_date", "submission_date", "upload_date"}
@@ -77,8 +85,12 @@ def _csv_bool(series: pd.Series, path: Path, column: str) -> pd.Series:
     bad = series.notna() & out.isna()
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise DataError(path, f"column '{column}', {_csv_row(i)}", f"not a boolean: {series.iloc[i]!r}",
-                        "use True/False (or leave the cell empty if unknown)")
+        raise DataError(
+            path,
+            f"column '{column}', {_csv_row(i)}",
+            f"not a boolean: {series.iloc[i]!r}",
+            "use True/False (or leave the cell empty if unknown)",
+        )
     return out.astype("boolean")
 
 
@@ -87,8 +99,12 @@ def _csv_number(series: pd.Series, path: Path, column: str) -> pd.Series:
     bad = series.notna() & (out.isna() | ~np.isfinite(out.fillna(0.0)))
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise DataError(path, f"column '{column}', {_csv_row(i)}", f"not a finite number: {series.iloc[i]!r}",
-                        "fix the cell to a number (or leave it empty if unknown)")
+        raise DataError(
+            path,
+            f"column '{column}', {_csv_row(i)}",
+            f"not a finite number: {series.iloc[i]!r}",
+            "fix the cell to a number (or leave it empty if unknown)",
+        )
     return out
 
 
@@ -99,8 +115,12 @@ def _csv_date(series: pd.Series, path: Path, column: str) -> pd.Series:
     bad = series.notna() & out.isna()
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise DataError(path, f"column '{column}', {_csv_row(i)}", f"not an ISO date: {series.iloc[i]!r}",
-                        "write dates as YYYY-MM-DD (optionally with a time), or leave the cell empty")
+        raise DataError(
+            path,
+            f"column '{column}', {_csv_row(i)}",
+            f"not an ISO date: {series.iloc[i]!r}",
+            "write dates as YYYY-MM-DD (optionally with a time), or leave the cell empty",
+        )
     return out.dt.tz_convert(None).astype("datetime64[ns]")
 
 
@@ -167,23 +187,33 @@ def read_sloth_leaderboard(path: str | os.PathLike) -> pd.DataFrame:
         # Everything as text first, so each bad cell can be reported by row and column.
         raw = pd.read_csv(path, dtype=str)
     except FileNotFoundError:
-        raise DataError(path, "(file)", "file does not exist",
-                        "check the path, or run the workflow's download rule / point raw_dir at the mirror") from None
+        raise DataError(
+            path,
+            "(file)",
+            "file does not exist",
+            "check the path, or run the workflow's download rule / point raw_dir at the mirror",
+        ) from None
     except pd.errors.EmptyDataError as exc:
         raise DataError(path, "(header)", "the file is empty", "re-download the CSV") from exc
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise DataError(path, "(CSV syntax)", f"cannot parse the CSV ({exc})",
-                        "re-download the file; it is truncated or not a CSV") from exc
+        raise DataError(
+            path, "(CSV syntax)", f"cannot parse the CSV ({exc})", "re-download the file; it is truncated or not a CSV"
+        ) from exc
     except OSError as exc:
-        raise DataError(path, "(file)", f"cannot read the file ({exc.strerror})",
-                        "check the path and its permissions") from exc
+        raise DataError(
+            path, "(file)", f"cannot read the file ({exc.strerror})", "check the path and its permissions"
+        ) from exc
 
     # An unnamed first column is a pandas index written out with the data.
     if len(raw.columns) and str(raw.columns[0]) == "Unnamed: 0":
         raw = raw.drop(columns=raw.columns[0])
     if "Model" not in raw.columns:
-        raise DataError(path, "Model", f"required column is missing (columns: {list(raw.columns)[:12]})",
-                        "pass a sloth/Open LLM Leaderboard CSV whose model names are in a 'Model' column")
+        raise DataError(
+            path,
+            "Model",
+            f"required column is missing (columns: {list(raw.columns)[:12]})",
+            "pass a sloth/Open LLM Leaderboard CSV whose model names are in a 'Model' column",
+        )
 
     cols = set(raw.columns)
     if "Submission Date" in cols or "Upload To Hub Date" in cols:
@@ -200,8 +230,9 @@ def read_sloth_leaderboard(path: str | os.PathLike) -> pd.DataFrame:
     blank = names.isna() | (names.str.strip() == "")
     if blank.any():
         i = int(np.flatnonzero(blank.to_numpy())[0])
-        raise DataError(path, f"column 'Model', {_csv_row(i)}", "model name is empty",
-                        "fill in the model name or delete the row")
+        raise DataError(
+            path, f"column 'Model', {_csv_row(i)}", "model name is empty", "fill in the model name or delete the row"
+        )
 
     meta: dict[str, pd.Series] = {}
     score: dict[str, pd.Series] = {}
@@ -216,9 +247,12 @@ def read_sloth_leaderboard(path: str | os.PathLike) -> pd.DataFrame:
         else:
             out_name = _snake(col)
         if not out_name or out_name in origin:
-            raise DataError(path, col,
-                            f"maps to output column {out_name!r}, already used by {origin.get(out_name)!r}",
-                            "rename one of the two columns in the CSV")
+            raise DataError(
+                path,
+                col,
+                f"maps to output column {out_name!r}, already used by {origin.get(out_name)!r}",
+                "rename one of the two columns in the CSV",
+            )
         origin[out_name] = col
         series = raw[col]
         if col == "Model":
@@ -235,8 +269,12 @@ def read_sloth_leaderboard(path: str | os.PathLike) -> pd.DataFrame:
                 values = _csv_number(series, path, col)
                 if ((values.dropna() % 1) != 0).any():
                     i = int(np.flatnonzero(((values % 1) != 0) & values.notna())[0])
-                    raise DataError(path, f"column '{col}', {_csv_row(i)}", f"not a whole number: {series.iloc[i]!r}",
-                                    "write a whole number")
+                    raise DataError(
+                        path,
+                        f"column '{col}', {_csv_row(i)}",
+                        f"not a whole number: {series.iloc[i]!r}",
+                        "write a whole number",
+                    )
                 meta[out_name] = values.astype("Int64")
             elif out_name in _SLOTH_DATE:
                 meta[out_name] = _csv_date(series, path, col)
@@ -254,22 +292,31 @@ def read_sloth_leaderboard(path: str | os.PathLike) -> pd.DataFrame:
     if counts.max() > 1:
         if "precision" not in frame.columns:
             i = int(np.flatnonzero(model.duplicated().to_numpy())[0])
-            raise DataError(path, f"column 'Model', {_csv_row(i)}", f"duplicate model name {model.iloc[i]!r}",
-                            "keep one row per model (this file has no Precision column to tell the rows apart)")
+            raise DataError(
+                path,
+                f"column 'Model', {_csv_row(i)}",
+                f"duplicate model name {model.iloc[i]!r}",
+                "keep one row per model (this file has no Precision column to tell the rows apart)",
+            )
         pair_dup = frame.duplicated(["model", "precision"])
         if pair_dup.any():
             i = int(np.flatnonzero(pair_dup.to_numpy())[0])
-            raise DataError(path, f"columns 'Model'+'Precision', {_csv_row(i)}",
-                            f"model {model.iloc[i]!r} is listed twice at precision {frame['precision'].iloc[i]!r}",
-                            "keep one row per (model, precision)")
+            raise DataError(
+                path,
+                f"columns 'Model'+'Precision', {_csv_row(i)}",
+                f"model {model.iloc[i]!r} is listed twice at precision {frame['precision'].iloc[i]!r}",
+                "keep one row per (model, precision)",
+            )
         known = {p: r for r, p in enumerate(PRECISION_PREFERENCE)}
         prec = frame["precision"].fillna("")
-        rank = pd.DataFrame({
-            "model": model,
-            "rank": prec.map(lambda p: known.get(p, len(known))).astype("int64"),
-            "prec": prec,
-            "first": model.map({m: i for i, m in reversed(list(enumerate(model)))}).astype("int64"),
-        })
+        rank = pd.DataFrame(
+            {
+                "model": model,
+                "rank": prec.map(lambda p: known.get(p, len(known))).astype("int64"),
+                "prec": prec,
+                "first": model.map({m: i for i, m in reversed(list(enumerate(model)))}).astype("int64"),
+            }
+        )
         chosen = rank.sort_values(["rank", "prec"], kind="stable").drop_duplicates("model").index
         keep = pd.Index(sorted(chosen, key=lambda r: rank.at[r, "first"]))
         frame, counts = frame.loc[keep], counts.loc[keep]
@@ -316,19 +363,28 @@ def model_metadata_for(names: Sequence[str], metadata: pd.DataFrame) -> pd.DataF
     suffixes) is attempted.
     """
     if isinstance(names, str):
-        raise DataError(None, "names", "got a single string, expected a sequence of model names",
-                        "wrap the name in a list")
+        raise DataError(
+            None, "names", "got a single string, expected a sequence of model names", "wrap the name in a list"
+        )
     if "model" not in metadata.columns:
         raise DataError(None, "metadata.model", "column is missing", "pass a table from read_sloth_leaderboard")
     for col in ("query", "match"):
         if col in metadata.columns:
-            raise DataError(None, f"metadata.{col}", "column name clashes with an output column",
-                            f"rename the '{col}' column before the lookup")
+            raise DataError(
+                None,
+                f"metadata.{col}",
+                "column name clashes with an output column",
+                f"rename the '{col}' column before the lookup",
+            )
     keys = metadata["model"].tolist()
     dup = pd.Series(keys).duplicated()
     if dup.any():
-        raise DataError(None, "metadata.model", f"duplicate model {keys[int(np.flatnonzero(dup)[0])]!r}",
-                        "deduplicate the metadata first (read_sloth_leaderboard does)")
+        raise DataError(
+            None,
+            "metadata.model",
+            f"duplicate model {keys[int(np.flatnonzero(dup)[0])]!r}",
+            "deduplicate the metadata first (read_sloth_leaderboard does)",
+        )
     exact = {k: i for i, k in enumerate(keys) if isinstance(k, str)}
     folded: dict[str, list[int]] = {}
     for i, k in enumerate(keys):
@@ -339,8 +395,12 @@ def model_metadata_for(names: Sequence[str], metadata: pd.DataFrame) -> pd.DataF
     how: list[Any] = []
     for n, name in enumerate(names):
         if not isinstance(name, str):
-            raise DataError(None, f"names[{n}]", f"expected a string, got {type(name).__name__} {name!r:.60}",
-                            "pass model names as strings")
+            raise DataError(
+                None,
+                f"names[{n}]",
+                f"expected a string, got {type(name).__name__} {name!r:.60}",
+                "pass model names as strings",
+            )
         if name in exact:
             positions.append(exact[name])
             how.append("exact")

@@ -56,12 +56,15 @@ class AggregateTables:
             ("scores", self.scores, SCORE_COLUMNS),
         ):
             if not isinstance(frame, pd.DataFrame):
-                raise DataError(None, label, f"expected a pandas DataFrame, got {type(frame).__name__}",
-                                "build AggregateTables with one of the read_* functions")
+                raise DataError(
+                    None,
+                    label,
+                    f"expected a pandas DataFrame, got {type(frame).__name__}",
+                    "build AggregateTables with one of the read_* functions",
+                )
             missing = [c for c in required if c not in frame.columns]
             if missing:
-                raise DataError(None, label, f"missing columns {missing}",
-                                f"provide all of {list(required)}")
+                raise DataError(None, label, f"missing columns {missing}", f"provide all of {list(required)}")
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -88,21 +91,29 @@ class AggregateTables:
         bench_index = pd.Index(self.benchmarks["benchmark_id"], name="benchmark_id")
         rows = model_index.get_indexer(self.scores["model_id"])
         cols = bench_index.get_indexer(self.scores["benchmark_id"])
-        for label, pos, ids in (("model_id", rows, self.scores["model_id"]),
-                                ("benchmark_id", cols, self.scores["benchmark_id"])):
+        for label, pos, ids in (
+            ("model_id", rows, self.scores["model_id"]),
+            ("benchmark_id", cols, self.scores["benchmark_id"]),
+        ):
             bad = np.flatnonzero(pos < 0)
             if bad.size:
-                raise DataError(None, f"scores.{label}",
-                                f"{bad.size} score rows refer to unknown ids, e.g. {ids.iloc[bad[0]]!r}",
-                                f"add the id to the {'models' if label == 'model_id' else 'benchmarks'} table "
-                                "or drop those score rows")
+                raise DataError(
+                    None,
+                    f"scores.{label}",
+                    f"{bad.size} score rows refer to unknown ids, e.g. {ids.iloc[bad[0]]!r}",
+                    f"add the id to the {'models' if label == 'model_id' else 'benchmarks'} table "
+                    "or drop those score rows",
+                )
         flat = rows.astype(np.int64) * len(bench_index) + cols
         if len(np.unique(flat)) != len(flat):
             dup = pd.Series(flat).duplicated().to_numpy().nonzero()[0][0]
-            raise DataError(None, "scores",
-                            f"cell ({self.scores['model_id'].iloc[dup]!r}, "
-                            f"{self.scores['benchmark_id'].iloc[dup]!r}) occurs more than once",
-                            "keep one score per (model_id, benchmark_id)")
+            raise DataError(
+                None,
+                "scores",
+                f"cell ({self.scores['model_id'].iloc[dup]!r}, "
+                f"{self.scores['benchmark_id'].iloc[dup]!r}) occurs more than once",
+                "keep one score per (model_id, benchmark_id)",
+            )
         matrix = np.full((len(model_index), len(bench_index)), np.nan, dtype=np.float64)
         matrix[rows, cols] = self.scores["score"].to_numpy(dtype=np.float64)
         return pd.DataFrame(matrix, index=model_index, columns=bench_index)

@@ -26,8 +26,17 @@ from benchcast.data.aggregate import load_score_matrix
 from benchcast.errors import ConfigError, DataError
 
 __all__ = [
-    "load_matrix", "percentage_flags", "hp_key", "run_grid_cell", "grid_summary", "table11", "table3",
-    "paper_vs_ours", "grid_acceptance", "METHOD_ORDER", "TRANSFORM_ORDER",
+    "load_matrix",
+    "percentage_flags",
+    "hp_key",
+    "run_grid_cell",
+    "grid_summary",
+    "table11",
+    "table3",
+    "paper_vs_ours",
+    "grid_acceptance",
+    "METHOD_ORDER",
+    "TRANSFORM_ORDER",
 ]
 
 load_matrix = load_score_matrix  # the study's matrix: the data layer's reader
@@ -56,8 +65,12 @@ def percentage_flags(M: np.ndarray, benchmarks: pd.DataFrame, rule: str) -> np.n
         return None
     if rule == "inventory":
         if "is_percentage" not in benchmarks.columns or benchmarks["is_percentage"].isna().any():
-            raise DataError("benchmarks.parquet", "is_percentage", "missing or incomplete",
-                            "ingest the benchpress dataset with its benchmark inventory, or use percentage_rule: range")
+            raise DataError(
+                "benchmarks.parquet",
+                "is_percentage",
+                "missing or incomplete",
+                "ingest the benchpress dataset with its benchmark inventory, or use percentage_rule: range",
+            )
         return benchmarks["is_percentage"].to_numpy(dtype=bool)
     raise ConfigError(f"benchpress.percentage_rule must be 'range' or 'inventory', got {rule!r}")
 
@@ -67,8 +80,14 @@ def hp_key(params: dict) -> str:
     return json.dumps(params, sort_keys=True)
 
 
-def run_grid_cell(M: np.ndarray, folds: list[Fold], transform: str, method: str, grid: list[dict],
-                  is_percentage: np.ndarray | None = None) -> pd.DataFrame:
+def run_grid_cell(
+    M: np.ndarray,
+    folds: list[Fold],
+    transform: str,
+    method: str,
+    grid: list[dict],
+    is_percentage: np.ndarray | None = None,
+) -> pd.DataFrame:
     """Every setting of ``grid`` for one (transform, method) pair on every fold.
 
     Returns one row per (setting, held-out cell): ``transform, method, hp, seed, fold, model,
@@ -80,7 +99,9 @@ def run_grid_cell(M: np.ndarray, folds: list[Fold], transform: str, method: str,
         raise ConfigError(f"benchpress grid for {method!r} is empty")
     frames = []
     for params in grid:
-        cells = evaluate_predictor(M, folds, lambda train: predict_scores(train, transform, method, params, is_percentage))
+        cells = evaluate_predictor(
+            M, folds, lambda train: predict_scores(train, transform, method, params, is_percentage)
+        )
         cells.insert(0, "hp", hp_key(params))
         cells.insert(0, "method", method)
         cells.insert(0, "transform", transform)
@@ -97,14 +118,29 @@ def table11(summary: pd.DataFrame) -> pd.DataFrame:
     """Best setting per (transform, method) by MedAPE (ties: first in grid order), ranked by MedAPE."""
     s = summary.copy()
     s["_order"] = s.groupby(["transform", "method"]).cumcount()
-    best = (s.sort_values(["transform", "method", "medape", "_order"], kind="stable")
-            .groupby(["transform", "method"], sort=False).head(1))
+    best = (
+        s.sort_values(["transform", "method", "medape", "_order"], kind="stable")
+        .groupby(["transform", "method"], sort=False)
+        .head(1)
+    )
     best = best.sort_values(["medape", "medae"], kind="stable").reset_index(drop=True)
     best.insert(0, "rank", np.arange(1, len(best) + 1))
     best["transform_label"] = best["transform"].map(TRANSFORM_LABELS)
     best["method_label"] = best["method"].map(lambda m: COMPLETERS[m].label)
-    return best.drop(columns="_order")[["rank", "transform", "method", "transform_label", "method_label", "hp",
-                                        "medape", "medae", "coverage", "n_folds"]]
+    return best.drop(columns="_order")[
+        [
+            "rank",
+            "transform",
+            "method",
+            "transform_label",
+            "method_label",
+            "hp",
+            "medape",
+            "medae",
+            "coverage",
+            "n_folds",
+        ]
+    ]
 
 
 def table3(t11: pd.DataFrame, top: int = 15) -> pd.DataFrame:
@@ -112,9 +148,19 @@ def table3(t11: pd.DataFrame, top: int = 15) -> pd.DataFrame:
     out = []
     for metric in ("medape", "medae"):
         ranked = t11.sort_values([metric, "rank"], kind="stable").head(top).reset_index(drop=True)
-        out.append(pd.DataFrame({"metric": metric, "position": np.arange(1, len(ranked) + 1),
-                                 "transform": ranked["transform"], "method": ranked["method"], "hp": ranked["hp"],
-                                 "value": ranked[metric], "coverage": ranked.coverage}))
+        out.append(
+            pd.DataFrame(
+                {
+                    "metric": metric,
+                    "position": np.arange(1, len(ranked) + 1),
+                    "transform": ranked["transform"],
+                    "method": ranked["method"],
+                    "hp": ranked["hp"],
+                    "value": ranked[metric],
+                    "coverage": ranked.coverage,
+                }
+            )
+        )
     return pd.concat(out, ignore_index=True)
 
 
@@ -125,8 +171,9 @@ def _paper_table11(paper: pd.DataFrame) -> pd.DataFrame:
     wide["paper_hp"] = hp
     wide = wide.reset_index()
     wide[["transform", "method"]] = wide["row"].str.split("|", expand=True)
-    return wide.rename(columns={"rank": "paper_rank", "medape": "paper_medape", "medae": "paper_medae",
-                                "coverage": "paper_coverage"}).drop(columns="row")
+    return wide.rename(
+        columns={"rank": "paper_rank", "medape": "paper_medape", "medae": "paper_medae", "coverage": "paper_coverage"}
+    ).drop(columns="row")
 
 
 def paper_vs_ours(t11: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
@@ -137,13 +184,21 @@ def paper_vs_ours(t11: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     for r in merged.itertuples():
         row = f"{r.transform}|{r.method}"
         for col in ("rank", "medape", "medae", "coverage"):
-            recs.append({"table": "table11", "row": row, "column": col,
-                         "ours": getattr(r, col), "paper": getattr(r, f"paper_{col}")})
+            recs.append(
+                {
+                    "table": "table11",
+                    "row": row,
+                    "column": col,
+                    "ours": getattr(r, col),
+                    "paper": getattr(r, f"paper_{col}"),
+                }
+            )
     return pd.DataFrame(recs)
 
 
-def grid_acceptance(t11: pd.DataFrame, paper: pd.DataFrame, default: dict, medape_tol: float = 0.5,
-                    medae_tol: float = 0.3) -> pd.DataFrame:
+def grid_acceptance(
+    t11: pd.DataFrame, paper: pd.DataFrame, default: dict, medape_tol: float = 0.5, medae_tol: float = 0.3
+) -> pd.DataFrame:
     """Issue acceptance 1: the default predictor's MedAPE / MedAE / coverage against Table 11, and the
     Spearman correlation of MedAPE over every configuration both tables have."""
     merged = t11.merge(_paper_table11(paper), on=["transform", "method"], how="inner")
@@ -152,25 +207,68 @@ def grid_acceptance(t11: pd.DataFrame, paper: pd.DataFrame, default: dict, medap
     if len(d):
         r = d.iloc[0]
         rows += [
-            {"check": "default MedAPE", "ours": r.medape, "paper": r.paper_medape, "tolerance": medape_tol,
-             "pass": abs(r.medape - r.paper_medape) <= medape_tol},
-            {"check": "default MedAE", "ours": r.medae, "paper": r.paper_medae, "tolerance": medae_tol,
-             "pass": abs(r.medae - r.paper_medae) <= medae_tol},
-            {"check": "default coverage", "ours": r.coverage, "paper": r.paper_coverage, "tolerance": 0.0,
-             "pass": r.coverage == 1.0},
+            {
+                "check": "default MedAPE",
+                "ours": r.medape,
+                "paper": r.paper_medape,
+                "tolerance": medape_tol,
+                "pass": abs(r.medape - r.paper_medape) <= medape_tol,
+            },
+            {
+                "check": "default MedAE",
+                "ours": r.medae,
+                "paper": r.paper_medae,
+                "tolerance": medae_tol,
+                "pass": abs(r.medae - r.paper_medae) <= medae_tol,
+            },
+            {
+                "check": "default coverage",
+                "ours": r.coverage,
+                "paper": r.paper_coverage,
+                "tolerance": 0.0,
+                "pass": r.coverage == 1.0,
+            },
             {"check": "default selected hp", "ours": r.hp, "paper": r.paper_hp, "tolerance": None, "pass": None},
         ]
     if len(merged) >= 3:
         rho = spearmanr(merged.medape, merged.paper_medape).statistic
-        rows.append({"check": f"Spearman MedAPE over {len(merged)} configurations", "ours": rho, "paper": None,
-                     "tolerance": 0.8, "pass": bool(rho >= 0.8)})
+        rows.append(
+            {
+                "check": f"Spearman MedAPE over {len(merged)} configurations",
+                "ours": rho,
+                "paper": None,
+                "tolerance": 0.8,
+                "pass": bool(rho >= 0.8),
+            }
+        )
         rho_ae = spearmanr(merged.medae, merged.paper_medae).statistic
-        rows.append({"check": f"Spearman MedAE over {len(merged)} configurations", "ours": rho_ae, "paper": None,
-                     "tolerance": None, "pass": None})
-        rows.append({"check": "mean |MedAPE ours - paper|", "ours": float((merged.medape - merged.paper_medape).abs().mean()),
-                     "paper": None, "tolerance": None, "pass": None})
-        rows.append({"check": "same best hp", "ours": int((merged.hp.map(_hp_text) == merged.paper_hp).sum()),
-                     "paper": len(merged), "tolerance": None, "pass": None})
+        rows.append(
+            {
+                "check": f"Spearman MedAE over {len(merged)} configurations",
+                "ours": rho_ae,
+                "paper": None,
+                "tolerance": None,
+                "pass": None,
+            }
+        )
+        rows.append(
+            {
+                "check": "mean |MedAPE ours - paper|",
+                "ours": float((merged.medape - merged.paper_medape).abs().mean()),
+                "paper": None,
+                "tolerance": None,
+                "pass": None,
+            }
+        )
+        rows.append(
+            {
+                "check": "same best hp",
+                "ours": int((merged.hp.map(_hp_text) == merged.paper_hp).sum()),
+                "paper": len(merged),
+                "tolerance": None,
+                "pass": None,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -190,8 +288,16 @@ def _hp_text(hp: str) -> str:
     return ",".join(f"{k}={v}" for k, v in d.items())
 
 
-def reliability_study(M: np.ndarray, folds: list[Fold], *, level: float = 0.9, threshold: float = 10.0,
-                      bins: int = 20, seed: int = 42, n_jobs: int = 1) -> dict:
+def reliability_study(
+    M: np.ndarray,
+    folds: list[Fold],
+    *,
+    level: float = 0.9,
+    threshold: float = 10.0,
+    bins: int = 20,
+    seed: int = 42,
+    n_jobs: int = 1,
+) -> dict:
     """Section 6.2 / Appendix E.2 on the held-out folds: the three reliability estimators'
     risk-coverage curves (Figure 10), their leave-fold-out conformal intervals, the trust
     calibration of the hybrid risk, and the deployable hybrid model for new models.
@@ -215,15 +321,30 @@ def reliability_study(M: np.ndarray, folds: list[Fold], *, level: float = 0.9, t
         curve.insert(0, "estimator", kind)
         rc.append(curve)
         c = rel.conformal_intervals(err, est.risk, fold_ids, level=level)
-        conf_rows.append({"estimator": kind, "level": level, "coverage": c.coverage, "median_width": c.median_width,
-                          "scale_median": c.scale_median, "cells": c.n})
+        conf_rows.append(
+            {
+                "estimator": kind,
+                "level": level,
+                "coverage": c.coverage,
+                "median_width": c.median_width,
+                "scale_median": c.scale_median,
+                "cells": c.n,
+            }
+        )
         for f, name in sorted(est.architecture.items()):
             arch_rows.append({"estimator": kind, "fold_id": f, "architecture": name})
-    deployed, ev = build_deployed(feats, "hybrid", level=level, threshold=threshold, bins=bins, seed=seed,
-                                  lfo=estimates["hybrid"])
+    deployed, ev = build_deployed(
+        feats, "hybrid", level=level, threshold=threshold, bins=bins, seed=seed, lfo=estimates["hybrid"]
+    )
     feats = feats.assign(**{f"risk_{k}": e.risk for k, e in estimates.items()})
-    return {"features": feats, "risk_coverage": pd.concat(rc, ignore_index=True), "conformal": pd.DataFrame(conf_rows),
-            "trust": ev["trust"].table(), "architectures": pd.DataFrame(arch_rows), "deployed": deployed}
+    return {
+        "features": feats,
+        "risk_coverage": pd.concat(rc, ignore_index=True),
+        "conformal": pd.DataFrame(conf_rows),
+        "trust": ev["trust"].table(),
+        "architectures": pd.DataFrame(arch_rows),
+        "deployed": deployed,
+    }
 
 
 def reliability_paper_vs_ours(rc: pd.DataFrame, conformal: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
@@ -234,16 +355,31 @@ def reliability_paper_vs_ours(rc: pd.DataFrame, conformal: pd.DataFrame, paper: 
     hyb = rc[rc["estimator"] == "hybrid"].set_index("kept_fraction")
     for frac in (0.2, 0.4, 0.6):
         row = f"hybrid|keep={int(frac * 100)}%"
-        recs.append({"table": "fig10", "row": row, "column": "medae", "ours": float(hyb.loc[frac, "medae"]),
-                     "paper": p.get(("fig10", row, "medae"), np.nan)})
+        recs.append(
+            {
+                "table": "fig10",
+                "row": row,
+                "column": "medae",
+                "ours": float(hyb.loc[frac, "medae"]),
+                "paper": p.get(("fig10", row, "medae"), np.nan),
+            }
+        )
     for r in conformal.itertuples():
-        recs.append({"table": "sec6_conformal", "row": r.estimator, "column": "coverage_pct", "ours": 100 * r.coverage,
-                     "paper": p.get(("sec6_headline", "conformal", "nominal_coverage_pct"), np.nan)})
+        recs.append(
+            {
+                "table": "sec6_conformal",
+                "row": r.estimator,
+                "column": "coverage_pct",
+                "ours": 100 * r.coverage,
+                "paper": p.get(("sec6_headline", "conformal", "nominal_coverage_pct"), np.nan),
+            }
+        )
     return pd.DataFrame(recs)
 
 
-def geometry_paper_vs_ours(sweep: pd.DataFrame, svd: pd.DataFrame, thresholds: pd.DataFrame,
-                           paper: pd.DataFrame) -> pd.DataFrame:
+def geometry_paper_vs_ours(
+    sweep: pd.DataFrame, svd: pd.DataFrame, thresholds: pd.DataFrame, paper: pd.DataFrame
+) -> pd.DataFrame:
     """Section 3 numbers in the ``table, row, column, ours, paper`` shape: Figure 4's best rank per
     space, Table 2's smallest top-2 variance share (the paper: > 90% in every submatrix), and the
     Table 1 rows reproducible from the filtered matrix."""
@@ -252,19 +388,46 @@ def geometry_paper_vs_ours(sweep: pd.DataFrame, svd: pd.DataFrame, thresholds: p
     for space, tr in (("raw", "identity"), ("logit", "logit")):
         g = sweep[sweep["transform"] == tr]
         if len(g):
-            recs.append({"table": "fig4", "row": space, "column": "best_rank",
-                         "ours": int(g.loc[g["medape"].idxmin(), "rank"]), "paper": p.get(("fig4", space, "best_rank"))})
+            recs.append(
+                {
+                    "table": "fig4",
+                    "row": space,
+                    "column": "best_rank",
+                    "ours": int(g.loc[g["medape"].idxmin(), "rank"]),
+                    "paper": p.get(("fig4", space, "best_rank")),
+                }
+            )
     if len(svd):
-        recs.append({"table": "table2", "row": "all_submatrices", "column": "var_top2_pct_min",
-                     "ours": 100 * float(svd["var_top2"].min()),
-                     "paper": p.get(("table2", "all_submatrices", "var_top2_pct_min"))})
+        recs.append(
+            {
+                "table": "table2",
+                "row": "all_submatrices",
+                "column": "var_top2_pct_min",
+                "ours": 100 * float(svd["var_top2"].min()),
+                "paper": p.get(("table2", "all_submatrices", "var_top2_pct_min")),
+            }
+        )
     for r in thresholds.itertuples():
-        row = "unfiltered" if (r.min_per_model, r.min_per_bench) == (0, 0) else \
-            f"min_model={r.min_per_model},min_bench={r.min_per_bench}"
-        for col, val in (("n_models", r.n_models), ("n_benchmarks", r.n_benchmarks), ("n_observed", r.n_observed),
-                         ("fill_pct", round(100 * r.fill, 1))):
-            recs.append({"table": "table1", "row": row, "column": col, "ours": val if r.reproducible else np.nan,
-                         "paper": p.get(("table1", row, col), np.nan)})
+        row = (
+            "unfiltered"
+            if (r.min_per_model, r.min_per_bench) == (0, 0)
+            else f"min_model={r.min_per_model},min_bench={r.min_per_bench}"
+        )
+        for col, val in (
+            ("n_models", r.n_models),
+            ("n_benchmarks", r.n_benchmarks),
+            ("n_observed", r.n_observed),
+            ("fill_pct", round(100 * r.fill, 1)),
+        ):
+            recs.append(
+                {
+                    "table": "table1",
+                    "row": row,
+                    "column": col,
+                    "ours": val if r.reproducible else np.nan,
+                    "paper": p.get(("table1", row, col), np.nan),
+                }
+            )
     return pd.DataFrame(recs)
 
 
@@ -292,29 +455,50 @@ def section5_ranking(M: np.ndarray, folds: list[Fold], margins=(0.0, 1.0, 2.0, 5
     return summary
 
 
-def section5_temporal(M: np.ndarray, models: pd.DataFrame, ks=(1, 5, 10), n_seeds: int = 10,
-                      partial: str = "paper", window: tuple[str, str] | None = None,
-                      min_observed: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def section5_temporal(
+    M: np.ndarray,
+    models: pd.DataFrame,
+    ks=(1, 5, 10),
+    n_seeds: int = 10,
+    partial: str = "paper",
+    window: tuple[str, str] | None = None,
+    min_observed: int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Section 5.3: ``(per_seed, per_target (Table 16), per_k (Figure 7 medians))``. ``window`` and
     ``min_observed`` choose the targets (default: the paper's 2025-01-20..2025-11-13, > 20 scores)."""
     from benchcast.studies.benchpress import probes
 
     dates = release_date_strings(models)
-    targets = probes.temporal_targets(dates, (~np.isnan(M)).sum(1), names=models["name"].tolist(),
-                                      window=tuple(window or probes.TEMPORAL_WINDOW),
-                                      min_observed=probes.TEMPORAL_MIN_OBSERVED if min_observed is None else min_observed)
+    targets = probes.temporal_targets(
+        dates,
+        (~np.isnan(M)).sum(1),
+        names=models["name"].tolist(),
+        window=tuple(window or probes.TEMPORAL_WINDOW),
+        min_observed=probes.TEMPORAL_MIN_OBSERVED if min_observed is None else min_observed,
+    )
     if not targets:
-        raise DataError("models.parquet", "release_date", "no model falls in the temporal target window",
-                        "set benchpress.section5.temporal_window / temporal_min_observed")
-    per_seed = probes.temporal_deployment(M, dates, ks, n_seeds, model_ids=models["model_id"].tolist(),
-                                          targets=targets, partial=partial)
+        raise DataError(
+            "models.parquet",
+            "release_date",
+            "no model falls in the temporal target window",
+            "set benchpress.section5.temporal_window / temporal_min_observed",
+        )
+    per_seed = probes.temporal_deployment(
+        M, dates, ks, n_seeds, model_ids=models["model_id"].tolist(), targets=targets, partial=partial
+    )
     per_target, per_k = probes.summarize_temporal(per_seed)
     return per_seed, per_target, per_k
 
 
-def section5_probes(M: np.ndarray, benchmark_ids: list[str], allowlist: list[str], steps: int = 10,
-                    runs=(("medae", "any"), ("medae", "low_cost"), ("medape", "any"), ("medape", "low_cost")),
-                    n_random_seeds: int = 10, ranking_margin: float = 5.0) -> dict[str, pd.DataFrame]:
+def section5_probes(
+    M: np.ndarray,
+    benchmark_ids: list[str],
+    allowlist: list[str],
+    steps: int = 10,
+    runs=(("medae", "any"), ("medae", "low_cost"), ("medape", "any"), ("medape", "low_cost")),
+    n_random_seeds: int = 10,
+    ranking_margin: float = 5.0,
+) -> dict[str, pd.DataFrame]:
     """Section 5.1 / 5.2: greedy probe sets (Table 5, Figure 5, Figure 1(b)), the random-prefix
     baseline, and margin-aware ranking accuracy along every prefix (Figure 6). One fit cache is
     shared by all runs."""
@@ -322,8 +506,12 @@ def section5_probes(M: np.ndarray, benchmark_ids: list[str], allowlist: list[str
 
     unknown = [b for b in allowlist if b not in benchmark_ids]
     if unknown:
-        raise DataError("allow-list", "benchmark_ids", f"ids not in the matrix: {unknown}",
-                        "use the allow-list that belongs to this score matrix")
+        raise DataError(
+            "allow-list",
+            "benchmark_ids",
+            f"ids not in the matrix: {unknown}",
+            "use the allow-list that belongs to this score matrix",
+        )
     cache = probes.ProbeCache()
     greedy_rows, fig6_rows = [], []
     for objective, pool in runs:
@@ -334,50 +522,100 @@ def section5_probes(M: np.ndarray, benchmark_ids: list[str], allowlist: list[str
         evs = probes.evaluate_probe_order(M, res.order, len(res.order), cache=cache)
         accuracy = [probes.probe_ranking_accuracy(ev, ranking_margin)["accuracy"] for ev in evs]
         for rec, acc in zip(res.steps.to_dict("records"), accuracy):
-            greedy_rows.append({"objective": objective, "pool": pool, "step": int(rec["step"]),
-                                "added": benchmark_ids[int(rec["added"])], "medape": rec["medape"],
-                                "medae": rec["medae"], "ranking_accuracy": acc})
+            greedy_rows.append(
+                {
+                    "objective": objective,
+                    "pool": pool,
+                    "step": int(rec["step"]),
+                    "added": benchmark_ids[int(rec["added"])],
+                    "medape": rec["medape"],
+                    "medae": rec["medae"],
+                    "ranking_accuracy": acc,
+                }
+            )
         for k, acc in enumerate(accuracy, 1):
             fig6_rows.append({"curve": f"{objective}/{pool}", "k": k, "accuracy": acc})
     base = probes.random_probe_baseline(M, k_max=steps, n_seeds=n_random_seeds, cache=cache)
     for seed, g in base.groupby("seed"):
         order = list(g.sort_values("k").probes.iloc[-1])
         for k, ev in enumerate(probes.evaluate_probe_order(M, order, len(order), cache=cache), 1):
-            fig6_rows.append({"curve": f"random/seed{seed}", "k": k,
-                              "accuracy": probes.probe_ranking_accuracy(ev, ranking_margin)["accuracy"]})
-    return {"greedy": pd.DataFrame(greedy_rows), "random": probes.summarize_random(base),
-            "figure6": pd.DataFrame(fig6_rows)}
+            fig6_rows.append(
+                {
+                    "curve": f"random/seed{seed}",
+                    "k": k,
+                    "accuracy": probes.probe_ranking_accuracy(ev, ranking_margin)["accuracy"],
+                }
+            )
+    return {
+        "greedy": pd.DataFrame(greedy_rows),
+        "random": probes.summarize_random(base),
+        "figure6": pd.DataFrame(fig6_rows),
+    }
 
 
-def section5_paper_vs_ours(greedy: pd.DataFrame | None, ranking: pd.DataFrame | None,
-                           temporal_k: pd.DataFrame | None, paper: pd.DataFrame) -> pd.DataFrame:
+def section5_paper_vs_ours(
+    greedy: pd.DataFrame | None, ranking: pd.DataFrame | None, temporal_k: pd.DataFrame | None, paper: pd.DataFrame
+) -> pd.DataFrame:
     """The Section 5 headline numbers (``sec5_headline`` rows of the paper values) next to ours."""
     p = paper.set_index(["table", "row", "column"])["paper"]
     recs = []
     if greedy is not None and len(greedy):
         for pool, row in (("any", "probe5|cost_unaware"), ("low_cost", "probe5|cost_aware")):
             g = greedy[(greedy["objective"] == "medae") & (greedy["pool"] == pool) & (greedy["step"] == 5)]
-            recs.append({"table": "sec5_headline", "row": row, "column": "pooled_medae",
-                         "ours": float(g["medae"].iloc[0]) if len(g) else np.nan,
-                         "paper": p.get(("sec5_headline", row, "pooled_medae"), np.nan)})
+            recs.append(
+                {
+                    "table": "sec5_headline",
+                    "row": row,
+                    "column": "pooled_medae",
+                    "ours": float(g["medae"].iloc[0]) if len(g) else np.nan,
+                    "paper": p.get(("sec5_headline", row, "pooled_medae"), np.nan),
+                }
+            )
         for pool, row in (("any", "k=10|cost_unaware"), ("low_cost", "k=10|cost_aware")):
             g = greedy[(greedy["objective"] == "ranking") & (greedy["pool"] == pool) & (greedy["step"] == 10)]
             if len(g):
-                recs.append({"table": "table15", "row": row, "column": "pairwise_acc_margin5_pct",
-                             "ours": 100 * float(g["ranking_accuracy"].iloc[0]),
-                             "paper": p.get(("table15", row, "pairwise_acc_margin5_pct"), np.nan)})
+                recs.append(
+                    {
+                        "table": "table15",
+                        "row": row,
+                        "column": "pairwise_acc_margin5_pct",
+                        "ours": 100 * float(g["ranking_accuracy"].iloc[0]),
+                        "paper": p.get(("table15", row, "pairwise_acc_margin5_pct"), np.nan),
+                    }
+                )
     if ranking is not None:
         for r in ranking.itertuples():
             row = f"pairwise_ranking|margin={r.margin:g}"
-            recs.append({"table": "sec5_headline", "row": row, "column": "accuracy_pct", "ours": 100 * r.accuracy,
-                         "paper": p.get(("sec5_headline", row, "accuracy_pct"), np.nan)})
-            recs.append({"table": "sec5_headline", "row": row, "column": "n_pairs", "ours": r.n_pairs,
-                         "paper": p.get(("sec5_headline", row, "n_pairs"), np.nan)})
+            recs.append(
+                {
+                    "table": "sec5_headline",
+                    "row": row,
+                    "column": "accuracy_pct",
+                    "ours": 100 * r.accuracy,
+                    "paper": p.get(("sec5_headline", row, "accuracy_pct"), np.nan),
+                }
+            )
+            recs.append(
+                {
+                    "table": "sec5_headline",
+                    "row": row,
+                    "column": "n_pairs",
+                    "ours": r.n_pairs,
+                    "paper": p.get(("sec5_headline", row, "n_pairs"), np.nan),
+                }
+            )
     if temporal_k is not None:
         for r in temporal_k.itertuples():
             for col in ("medae", "medape"):
-                recs.append({"table": "sec5_headline", "row": f"temporal|k={r.k}", "column": col,
-                             "ours": getattr(r, col), "paper": p.get(("sec5_headline", f"temporal|k={r.k}", col), np.nan)})
+                recs.append(
+                    {
+                        "table": "sec5_headline",
+                        "row": f"temporal|k={r.k}",
+                        "column": col,
+                        "ours": getattr(r, col),
+                        "paper": p.get(("sec5_headline", f"temporal|k={r.k}", col), np.nan),
+                    }
+                )
     return pd.DataFrame(recs)
 
 
@@ -393,31 +631,59 @@ def conformal_levels_table(features: pd.DataFrame, levels=(0.8, 0.9, 0.95)) -> p
         if col not in features.columns:
             continue
         for level in levels:
-            c = conformal_intervals(features["abs_err"].to_numpy(), features[col].to_numpy(),
-                                    features["fold_id"].to_numpy(), level=float(level))
-            rows.append({"estimator": kind, "level": float(level), "coverage": c.coverage,
-                         "median_width": c.median_width, "cells": c.n})
+            c = conformal_intervals(
+                features["abs_err"].to_numpy(),
+                features[col].to_numpy(),
+                features["fold_id"].to_numpy(),
+                level=float(level),
+            )
+            rows.append(
+                {
+                    "estimator": kind,
+                    "level": float(level),
+                    "coverage": c.coverage,
+                    "median_width": c.median_width,
+                    "cells": c.n,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def matrix_composition(M: np.ndarray, models: pd.DataFrame, benchmarks: pd.DataFrame,
-                       scores: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def matrix_composition(
+    M: np.ndarray, models: pd.DataFrame, benchmarks: pd.DataFrame, scores: pd.DataFrame
+) -> dict[str, pd.DataFrame]:
     """Figures 2-3 / Section 3.2: the matrix's size and fill, benchmarks and observed cells per
     category, releases per quarter with their observed-cell coverage, and score provenance."""
     obs = ~np.isnan(M)
-    summary = pd.DataFrame([{"n_models": M.shape[0], "n_benchmarks": M.shape[1], "n_observed": int(obs.sum()),
-                             "fill_pct": 100.0 * obs.mean(), "n_providers": int(models["provider"].nunique()),
-                             "n_reasoning": int((models["reasoning"] == True).sum()),  # noqa: E712 - nullable
-                             "n_open_weights": int((models["open_weights"] == True).sum())}])  # noqa: E712
+    summary = pd.DataFrame(
+        [
+            {
+                "n_models": M.shape[0],
+                "n_benchmarks": M.shape[1],
+                "n_observed": int(obs.sum()),
+                "fill_pct": 100.0 * obs.mean(),
+                "n_providers": int(models["provider"].nunique()),
+                "n_reasoning": int((models["reasoning"] == True).sum()),  # noqa: E712 - nullable
+                "n_open_weights": int((models["open_weights"] == True).sum()),  # noqa: E712 - nullable
+            }
+        ]
+    )
     cat = benchmarks["category"].fillna("(none)").to_numpy()
-    by_cat = (pd.DataFrame({"category": cat, "observed": obs.sum(axis=0)})
-              .groupby("category").agg(benchmarks=("observed", "size"), observed_cells=("observed", "sum"))
-              .reset_index().sort_values("benchmarks", ascending=False, kind="stable"))
+    by_cat = (
+        pd.DataFrame({"category": cat, "observed": obs.sum(axis=0)})
+        .groupby("category")
+        .agg(benchmarks=("observed", "size"), observed_cells=("observed", "sum"))
+        .reset_index()
+        .sort_values("benchmarks", ascending=False, kind="stable")
+    )
     quarter = pd.to_datetime(models["release_date"]).dt.to_period("Q").astype(str)
-    by_q = (pd.DataFrame({"quarter": quarter.to_numpy(), "observed": obs.sum(axis=1)})
-            .groupby("quarter").agg(models=("observed", "size"), mean_observed=("observed", "mean")).reset_index())
-    prov = (scores["source_type"].fillna("(none)").value_counts().rename_axis("source_type")
-            .reset_index(name="cells"))
+    by_q = (
+        pd.DataFrame({"quarter": quarter.to_numpy(), "observed": obs.sum(axis=1)})
+        .groupby("quarter")
+        .agg(models=("observed", "size"), mean_observed=("observed", "mean"))
+        .reset_index()
+    )
+    prov = scores["source_type"].fillna("(none)").value_counts().rename_axis("source_type").reset_index(name="cells")
     prov["share_pct"] = 100.0 * prov["cells"] / prov["cells"].sum()
     return {"summary": summary, "by_category": by_cat, "by_quarter": by_q, "provenance": prov}
 
@@ -427,12 +693,21 @@ def matrix_paper_vs_ours(summary: pd.DataFrame, paper: pd.DataFrame) -> pd.DataF
     counts) next to the ingested matrix."""
     p = paper.set_index(["table", "row", "column"])["paper"]
     r = summary.iloc[0]
-    pairs = [("matrix", "n_models", r.n_models), ("matrix", "n_benchmarks", r.n_benchmarks),
-             ("matrix", "n_observed", r.n_observed), ("matrix", "fill_pct", round(float(r.fill_pct), 1)),
-             ("models", "n_providers", r.n_providers), ("models", "n_reasoning", r.n_reasoning),
-             ("models", "n_open_weight", r.n_open_weights)]
-    return pd.DataFrame([{"table": "meta", "row": row, "column": col, "ours": float(v),
-                          "paper": p.get(("meta", row, col), np.nan)} for row, col, v in pairs])
+    pairs = [
+        ("matrix", "n_models", r.n_models),
+        ("matrix", "n_benchmarks", r.n_benchmarks),
+        ("matrix", "n_observed", r.n_observed),
+        ("matrix", "fill_pct", round(float(r.fill_pct), 1)),
+        ("models", "n_providers", r.n_providers),
+        ("models", "n_reasoning", r.n_reasoning),
+        ("models", "n_open_weight", r.n_open_weights),
+    ]
+    return pd.DataFrame(
+        [
+            {"table": "meta", "row": row, "column": col, "ours": float(v), "paper": p.get(("meta", row, col), np.nan)}
+            for row, col, v in pairs
+        ]
+    )
 
 
 def predictability_paper_vs_ours(summary: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
@@ -441,10 +716,21 @@ def predictability_paper_vs_ours(summary: pd.DataFrame, paper: pd.DataFrame) -> 
     recs = []
     for r in summary.itertuples():
         row = f"per_{r.by}"
-        for col, val in (("n_below_15pct_medape", r.n_below), ("n_evaluated", r.n),
-                         ("pct_below_15pct_medape", 100 * r.share_below), ("median_medape", r.median_medape)):
-            recs.append({"table": "appE", "row": row, "column": col, "ours": float(val),
-                         "paper": p.get(("appE", row, col), np.nan)})
+        for col, val in (
+            ("n_below_15pct_medape", r.n_below),
+            ("n_evaluated", r.n),
+            ("pct_below_15pct_medape", 100 * r.share_below),
+            ("median_medape", r.median_medape),
+        ):
+            recs.append(
+                {
+                    "table": "appE",
+                    "row": row,
+                    "column": col,
+                    "ours": float(val),
+                    "paper": p.get(("appE", row, col), np.nan),
+                }
+            )
     return pd.DataFrame(recs)
 
 
@@ -458,12 +744,23 @@ def combined_paper_vs_ours(parts: dict[str, pd.DataFrame], hypotheses: pd.DataFr
             frames.append(df[["table", "row", "column", "ours", "paper"]].assign(source=source))
     if hypotheses is not None and len(hypotheses):
         h = hypotheses
-        frames.append(pd.DataFrame({
-            "table": np.where(h["side"] == "benchmark", "table7", "table8"),
-            "row": h["hypothesis"] + "|" + h["name"], "column": h["metric"] + "_p",
-            "ours": h["our_p"], "paper": h["paper_p"], "source": "hypotheses"}))
-    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["table", "row", "column", "ours", "paper", "source"])
+        frames.append(
+            pd.DataFrame(
+                {
+                    "table": np.where(h["side"] == "benchmark", "table7", "table8"),
+                    "row": h["hypothesis"] + "|" + h["name"],
+                    "column": h["metric"] + "_p",
+                    "ours": h["our_p"],
+                    "paper": h["paper_p"],
+                    "source": "hypotheses",
+                }
+            )
+        )
+    out = (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=["table", "row", "column", "ours", "paper", "source"])
+    )
     return out
 
 

@@ -75,8 +75,9 @@ PAPER_THRESHOLDS = (15, 8)
 # --------------------------------------------------------------------------- Figure 4: rank sweep
 
 
-def soft_impute_predictor(rank: int, transform: str, *, clip_identity: bool = False,
-                          max_iter: int = 100, tol: float = 1e-4):
+def soft_impute_predictor(
+    rank: int, transform: str, *, clip_identity: bool = False, max_iter: int = 100, tol: float = 1e-4
+):
     """A ``predict(M_train) -> M_pred`` function: Soft-Impute at ``rank`` in ``transform`` space.
 
     Both spaces go through :func:`~benchcast.completion.pipeline.predict_scores` (transform,
@@ -102,9 +103,17 @@ def soft_impute_predictor(rank: int, transform: str, *, clip_identity: bool = Fa
     return predict
 
 
-def rank_sweep(M: np.ndarray, folds: Sequence[Fold], ranks: Iterable[int] = PAPER_RANKS,
-               transforms: Sequence[str] = ("identity", "logit"), *, clip_identity: bool = False,
-               max_iter: int = 100, tol: float = 1e-4, blas_threads: int | None = 1) -> pd.DataFrame:
+def rank_sweep(
+    M: np.ndarray,
+    folds: Sequence[Fold],
+    ranks: Iterable[int] = PAPER_RANKS,
+    transforms: Sequence[str] = ("identity", "logit"),
+    *,
+    clip_identity: bool = False,
+    max_iter: int = 100,
+    tol: float = 1e-4,
+    blas_threads: int | None = 1,
+) -> pd.DataFrame:
     """Held-out error of Soft-Impute at each rank in each score space (Section 3.3, Figure 4).
 
     For every (transform, rank) the predictor of :func:`soft_impute_predictor` is run on every
@@ -160,20 +169,24 @@ def _rank_sweep(M, folds, ranks, transforms, clip_identity, max_iter, tol) -> pd
     rows = []
     for transform in transforms:
         for rank in ranks:
-            predict = soft_impute_predictor(rank, transform, clip_identity=clip_identity,
-                                            max_iter=max_iter, tol=tol)
+            predict = soft_impute_predictor(rank, transform, clip_identity=clip_identity, max_iter=max_iter, tol=tol)
             cells = evaluate_predictor(M, folds, predict)
             pooled = completion_errors(cells["actual"].to_numpy(), cells["predicted"].to_numpy())
             _, summary = summarize_folds(cells)
             s = summary.iloc[0]
-            rows.append({
-                "transform": transform, "rank": rank,
-                "medape": pooled["medape"], "medae": pooled["medae"],
-                "coverage": pooled["n"] / pooled["n_total"] if pooled["n_total"] else float("nan"),
-                "n_cells": pooled["n_total"],
-                "medape_fold_median": float(s["medape"]), "medae_fold_median": float(s["medae"]),
-                "n_folds": int(s["n_folds"]),
-            })
+            rows.append(
+                {
+                    "transform": transform,
+                    "rank": rank,
+                    "medape": pooled["medape"],
+                    "medae": pooled["medae"],
+                    "coverage": pooled["n"] / pooled["n_total"] if pooled["n_total"] else float("nan"),
+                    "n_cells": pooled["n_total"],
+                    "medape_fold_median": float(s["medape"]),
+                    "medae_fold_median": float(s["medae"]),
+                    "n_folds": int(s["n_folds"]),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -209,8 +222,9 @@ def _coverage_order(obs: np.ndarray) -> np.ndarray:
     return np.argsort(-obs.sum(axis=0), kind="stable")
 
 
-def complete_submatrices(M: np.ndarray, benchmark_counts: Iterable[int] = PAPER_BENCHMARK_COUNTS,
-                         min_models: int = 2) -> list[CompleteSubmatrix]:
+def complete_submatrices(
+    M: np.ndarray, benchmark_counts: Iterable[int] = PAPER_BENCHMARK_COUNTS, min_models: int = 2
+) -> list[CompleteSubmatrix]:
     """The fully-observed submatrix at each benchmark-coverage level (Table 2).
 
     The paper's code (``find_complete_submatrix_for_benchmark_count``) does, for each count
@@ -244,8 +258,9 @@ def complete_submatrices(M: np.ndarray, benchmark_counts: Iterable[int] = PAPER_
         cols = order[:k]
         rows = np.flatnonzero(obs[:, cols].all(axis=1))
         if len(rows) < min_models:
-            raise ValueError(f"only {len(rows)} models are observed on all of the {k} best-covered benchmarks "
-                             f"(need {min_models})")
+            raise ValueError(
+                f"only {len(rows)} models are observed on all of the {k} best-covered benchmarks (need {min_models})"
+            )
         out.append(CompleteSubmatrix(rows=rows, cols=cols.copy()))
     return out
 
@@ -310,7 +325,7 @@ def svd_spectrum(sub: np.ndarray, center: bool = True, top: Sequence[int] = (1, 
     """
     A = np.asarray(sub, dtype=np.float64)
     s = _centered_singular_values(A, center)
-    s2 = s ** 2
+    s2 = s**2
     cum = np.cumsum(s2) / s2.sum()
     out = {"n_models": int(A.shape[0]), "n_benchmarks": int(A.shape[1])}
     for k in top:
@@ -319,9 +334,13 @@ def svd_spectrum(sub: np.ndarray, center: bool = True, top: Sequence[int] = (1, 
     return out
 
 
-def submatrix_svd_table(M: np.ndarray, benchmark_counts: Iterable[int] = PAPER_BENCHMARK_COUNTS,
-                        center: bool = True, min_models: int = 2,
-                        benchmark_ids: Sequence[str] | None = None) -> pd.DataFrame:
+def submatrix_svd_table(
+    M: np.ndarray,
+    benchmark_counts: Iterable[int] = PAPER_BENCHMARK_COUNTS,
+    center: bool = True,
+    min_models: int = 2,
+    benchmark_ids: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """Table 2: :func:`svd_spectrum` of each :func:`complete_submatrices` submatrix.
 
     Returns one row per benchmark count with ``n_benchmarks, n_models, var_top1, var_top2,
@@ -333,9 +352,17 @@ def submatrix_svd_table(M: np.ndarray, benchmark_counts: Iterable[int] = PAPER_B
     for sm in complete_submatrices(M, benchmark_counts, min_models=min_models):
         spec = svd_spectrum(sm.take(M), center=center)
         names = [benchmark_ids[j] for j in sm.cols] if benchmark_ids is not None else [int(j) for j in sm.cols]
-        rows.append({"n_benchmarks": spec["n_benchmarks"], "n_models": spec["n_models"],
-                     "var_top1": spec["var_top1"], "var_top2": spec["var_top2"], "var_top3": spec["var_top3"],
-                     "stable_rank": spec["stable_rank"], "benchmarks": names})
+        rows.append(
+            {
+                "n_benchmarks": spec["n_benchmarks"],
+                "n_models": spec["n_models"],
+                "var_top1": spec["var_top1"],
+                "var_top2": spec["var_top2"],
+                "var_top3": spec["var_top3"],
+                "stable_rank": spec["stable_rank"],
+                "benchmarks": names,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -404,9 +431,13 @@ def threshold_filter(M: np.ndarray, min_per_model: int, min_per_bench: int, max_
     raise RuntimeError(f"threshold filter did not converge after {max_passes} passes")
 
 
-def threshold_sweep(M_raw: np.ndarray, grid: Iterable[tuple[int, int]] = PAPER_THRESHOLD_GRID,
-                    include_unfiltered: bool = True, drop_empty: bool = True,
-                    base_thresholds: tuple[int, int] | None = None) -> pd.DataFrame:
+def threshold_sweep(
+    M_raw: np.ndarray,
+    grid: Iterable[tuple[int, int]] = PAPER_THRESHOLD_GRID,
+    include_unfiltered: bool = True,
+    drop_empty: bool = True,
+    base_thresholds: tuple[int, int] | None = None,
+) -> pd.DataFrame:
     """Table 1: the matrix left by :func:`threshold_filter` at each (model, benchmark) threshold.
 
     Parameters
@@ -438,7 +469,16 @@ def threshold_sweep(M_raw: np.ndarray, grid: Iterable[tuple[int, int]] = PAPER_T
             ok = True
         else:
             ok = tm >= base_thresholds[0] and tb >= base_thresholds[1]
-        rows.append({"min_per_model": tm, "min_per_bench": tb, "n_models": len(res.rows),
-                     "n_benchmarks": len(res.cols), "n_observed": res.n_observed, "fill": res.fill,
-                     "passes": res.passes, "reproducible": bool(ok)})
+        rows.append(
+            {
+                "min_per_model": tm,
+                "min_per_bench": tb,
+                "n_models": len(res.rows),
+                "n_benchmarks": len(res.cols),
+                "n_observed": res.n_observed,
+                "fill": res.fill,
+                "passes": res.passes,
+                "reproducible": bool(ok),
+            }
+        )
     return pd.DataFrame(rows)

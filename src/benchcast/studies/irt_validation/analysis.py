@@ -41,25 +41,43 @@ from scipy.stats import pearsonr, spearmanr
 from benchcast.tables import to_markdown
 
 __all__ = [
-    "OURS", "PYIRT", "FIT_COLUMNS", "COMPARISON_COLUMNS",
-    "make_mask", "logits", "heldout_log_likelihood", "heldout_accuracy", "compare_item_parameters",
-    "validation_table", "comparison_table", "render_markdown", "load_pyirt_npz",
+    "OURS",
+    "PYIRT",
+    "FIT_COLUMNS",
+    "COMPARISON_COLUMNS",
+    "make_mask",
+    "logits",
+    "heldout_log_likelihood",
+    "heldout_accuracy",
+    "compare_item_parameters",
+    "validation_table",
+    "comparison_table",
+    "render_markdown",
+    "load_pyirt_npz",
 ]
 
 #: Fitter labels used in the tables.
 OURS = "benchcast"
 PYIRT = "py-irt"
 FIT_COLUMNS = ["dataset", "n_models", "n_items", "fitter", "fit_seconds", "heldout_loglik", "heldout_accuracy"]
-COMPARISON_COLUMNS = ["dataset", "speedup", "loglik_difference", "diff_pearson", "diff_spearman",
-                      "disc_norm_spearman", "logit_pearson"]
+COMPARISON_COLUMNS = [
+    "dataset",
+    "speedup",
+    "loglik_difference",
+    "diff_pearson",
+    "diff_spearman",
+    "disc_norm_spearman",
+    "logit_pearson",
+]
 _EPS = 1e-12
 
 
 # --------------------------------------------------------------------------- mask
 
 
-def make_mask(shape: tuple[int, int], fraction: float, rng: np.random.Generator,
-              observed: np.ndarray | None = None) -> np.ndarray:
+def make_mask(
+    shape: tuple[int, int], fraction: float, rng: np.random.Generator, observed: np.ndarray | None = None
+) -> np.ndarray:
     """Boolean ``(n_subjects, n_items)`` array of held-out cells (True = held out).
 
     Draws ``round(fraction * n_observed)`` observed cells uniformly without replacement, then
@@ -82,7 +100,7 @@ def make_mask(shape: tuple[int, int], fraction: float, rng: np.random.Generator,
     k = int(round(fraction * candidates.size))
     mask = np.zeros(shape, bool)
     mask.ravel()[rng.choice(candidates, size=k, replace=False)] = True
-    for axis in (1, 0):                                  # rows first, then columns
+    for axis in (1, 0):  # rows first, then columns
         train_count = (obs & ~mask).sum(axis=axis)
         for line in np.flatnonzero((train_count == 0) & (obs.sum(axis=axis) > 0)):
             cells = np.flatnonzero(mask[line] if axis == 1 else mask[:, line])
@@ -134,7 +152,7 @@ def heldout_accuracy(Y: np.ndarray, P: np.ndarray, heldout: np.ndarray, threshol
 
 
 def _get(params, name: str):
-    if isinstance(params, Mapping):     # dict, NpzFile
+    if isinstance(params, Mapping):  # dict, NpzFile
         return params[name] if name in params else None
     return getattr(params, name, None)
 
@@ -172,8 +190,10 @@ def compare_item_parameters(ours, theirs) -> dict[str, float]:
     disc_a, disc_b = np.asarray(_get(ours, "disc"), np.float64), np.asarray(_get(theirs, "disc"), np.float64)
     diff_a, diff_b = np.asarray(_get(ours, "diff"), np.float64), np.asarray(_get(theirs, "diff"), np.float64)
     if not disc_a.shape[0] == disc_b.shape[0] == diff_a.size == diff_b.size:
-        raise ValueError(f"item counts differ: ours disc {disc_a.shape}, diff {diff_a.shape}; "
-                         f"theirs disc {disc_b.shape}, diff {diff_b.shape}")
+        raise ValueError(
+            f"item counts differ: ours disc {disc_a.shape}, diff {diff_a.shape}; "
+            f"theirs disc {disc_b.shape}, diff {diff_b.shape}"
+        )
     icpt_a, icpt_b = disc_a.shape[1] * diff_a.ravel(), disc_b.shape[1] * diff_b.ravel()
     out["diff_pearson"] = _corr(pearsonr, icpt_a, icpt_b)
     out["diff_spearman"] = _corr(spearmanr, icpt_a, icpt_b)
@@ -190,7 +210,7 @@ def compare_item_parameters(ours, theirs) -> dict[str, float]:
     out["logit_spearman"] = _corr(spearmanr, la, lb)
     out["prob_pearson"] = _corr(pearsonr, expit(la), expit(lb))
     ca, cb = la - la.mean(axis=0), lb - lb.mean(axis=0)
-    denom = np.sqrt((ca ** 2).sum(axis=0) * (cb ** 2).sum(axis=0))
+    denom = np.sqrt((ca**2).sum(axis=0) * (cb**2).sum(axis=0))
     with np.errstate(invalid="ignore", divide="ignore"):
         per_item = (ca * cb).sum(axis=0) / denom
     per_item = per_item[np.isfinite(per_item) & (denom > 0)]
@@ -221,8 +241,9 @@ def validation_table(rows: list[dict]) -> pd.DataFrame:
     return df[FIT_COLUMNS + extra].reset_index(drop=True)
 
 
-def comparison_table(fits: pd.DataFrame, correlations: Mapping[str, Mapping[str, float]],
-                     ours: str = OURS, theirs: str = PYIRT) -> pd.DataFrame:
+def comparison_table(
+    fits: pd.DataFrame, correlations: Mapping[str, Mapping[str, float]], ours: str = OURS, theirs: str = PYIRT
+) -> pd.DataFrame:
     """One row per dataset with both fits: :data:`COMPARISON_COLUMNS`.
 
     ``fits`` = :func:`validation_table`; ``correlations[dataset]`` =
@@ -237,30 +258,41 @@ def comparison_table(fits: pd.DataFrame, correlations: Mapping[str, Mapping[str,
             continue
         a, b = a.iloc[0], b.iloc[0]
         corr = correlations.get(dataset, {})
-        out.append({
-            "dataset": dataset,
-            "speedup": float(b.fit_seconds) / float(a.fit_seconds) if a.fit_seconds > 0 else float("nan"),
-            "loglik_difference": float(a.heldout_loglik) - float(b.heldout_loglik),
-            **{c: float(corr.get(c, float("nan"))) for c in COMPARISON_COLUMNS[3:]},
-        })
+        out.append(
+            {
+                "dataset": dataset,
+                "speedup": float(b.fit_seconds) / float(a.fit_seconds) if a.fit_seconds > 0 else float("nan"),
+                "loglik_difference": float(a.heldout_loglik) - float(b.heldout_loglik),
+                **{c: float(corr.get(c, float("nan"))) for c in COMPARISON_COLUMNS[3:]},
+            }
+        )
     return pd.DataFrame(out, columns=COMPARISON_COLUMNS)
 
 
-def render_markdown(fits: pd.DataFrame, comparison: pd.DataFrame, *, settings: Mapping[str, object] | None = None,
-                    title: str = "IRT validation: benchcast MIRT-2PL (MAP) vs py-irt multidim_2pl") -> str:
+def render_markdown(
+    fits: pd.DataFrame,
+    comparison: pd.DataFrame,
+    *,
+    settings: Mapping[str, object] | None = None,
+    title: str = "IRT validation: benchcast MIRT-2PL (MAP) vs py-irt multidim_2pl",
+) -> str:
     """A short Markdown report: settings, the per-fit table and the comparison table."""
     lines = [f"# {title}", ""]
     if settings:
         lines += [f"- **{k}**: {v}" for k, v in settings.items()] + [""]
     lines += [
-        "## Fits", "",
+        "## Fits",
+        "",
         "Held-out log-likelihood: mean Bernoulli log-likelihood of the point estimates on the masked "
-        "cells (higher is better; chance = -0.693). Accuracy thresholds P(correct) at 0.5.", "",
+        "cells (higher is better; chance = -0.693). Accuracy thresholds P(correct) at 0.5.",
+        "",
         to_markdown(fits, digits=4),
-        "## Agreement (ours vs py-irt)", "",
+        "## Agreement (ours vs py-irt)",
+        "",
         "speedup = py-irt seconds / ours; loglik_difference = ours - py-irt (> 0: ours better). "
         "Correlations over items (difficulty = intercept, |disc| per item) and over all cells "
-        "(logits); the disc comparisons are rotation invariant.", "",
+        "(logits); the disc comparisons are rotation invariant.",
+        "",
         to_markdown(comparison, digits=3),
     ]
     return "\n".join(lines)

@@ -17,18 +17,51 @@ from benchcast.metrics import estimation_gap, model_similarity, normalized_gap, 
 
 # The paper's column order (Figures 2, 3, 6-11) and row order.
 METHOD_ORDER = [
-    "random_sampling", "random_sampling_learn", "pca", "aipw", "random_search_learn", "lasso",
-    "double_optimize", "anchor_points_weighted", "anchor_points_predictor", "p_irt", "gp_irt",
+    "random_sampling",
+    "random_sampling_learn",
+    "pca",
+    "aipw",
+    "random_search_learn",
+    "lasso",
+    "double_optimize",
+    "anchor_points_weighted",
+    "anchor_points_predictor",
+    "p_irt",
+    "gp_irt",
 ]
 METHOD_LABELS = {
-    "random_sampling": "Random-Sampling", "random_sampling_learn": "Random-Sampling-Learn", "pca": "PCA",
-    "aipw": "AIPW", "random_search_learn": "Random-Search-Learn", "lasso": "Lasso",
-    "double_optimize": "Double-Optimize", "anchor_points_weighted": "Anchor-Points-Weighted",
-    "anchor_points_predictor": "Anchor-Points-Predictor", "p_irt": "P-IRT", "gp_irt": "GP-IRT",
+    "random_sampling": "Random-Sampling",
+    "random_sampling_learn": "Random-Sampling-Learn",
+    "pca": "PCA",
+    "aipw": "AIPW",
+    "random_search_learn": "Random-Search-Learn",
+    "lasso": "Lasso",
+    "double_optimize": "Double-Optimize",
+    "anchor_points_weighted": "Anchor-Points-Weighted",
+    "anchor_points_predictor": "Anchor-Points-Predictor",
+    "p_irt": "P-IRT",
+    "gp_irt": "GP-IRT",
 }
 DATASET_ORDER = [
-    "commonsense", "gsm", "legalbench", "math", "med_qa", "mmlu", "mrpc", "rte", "sst2", "mnli", "qnli",
-    "ifeval", "openllm_math", "mmlu_pro", "arc_challenge", "bbh", "gpqa", "musr", "imagenet",
+    "commonsense",
+    "gsm",
+    "legalbench",
+    "math",
+    "med_qa",
+    "mmlu",
+    "mrpc",
+    "rte",
+    "sst2",
+    "mnli",
+    "qnli",
+    "ifeval",
+    "openllm_math",
+    "mmlu_pro",
+    "arc_challenge",
+    "bbh",
+    "gpqa",
+    "musr",
+    "imagenet",
 ]
 BASELINE = "random_sampling"
 
@@ -47,8 +80,18 @@ def cell_metrics(runs: list[dict]) -> pd.DataFrame:
     for r in runs:
         est = pd.read_parquet(r["path"])
         gap, se, count = estimation_gap(est)
-        rows.append({"dataset": r["dataset"], "split": r["split"], "n": int(r["n"]), "method": r["method"],
-                     "gap": gap, "se": se, "pairs": count, "trials": int(est["trial"].nunique())})
+        rows.append(
+            {
+                "dataset": r["dataset"],
+                "split": r["split"],
+                "n": int(r["n"]),
+                "method": r["method"],
+                "gap": gap,
+                "se": se,
+                "pairs": count,
+                "trials": int(est["trial"].nunique()),
+            }
+        )
     cells = pd.DataFrame(rows)
     base = cells[cells.method == BASELINE].set_index(["dataset", "split", "n"])["gap"]
     key = pd.MultiIndex.from_frame(cells[["dataset", "split", "n"]])
@@ -59,8 +102,14 @@ def cell_metrics(runs: list[dict]) -> pd.DataFrame:
 def sort_cells(cells: pd.DataFrame) -> pd.DataFrame:
     d_rank = {d: i for i, d in enumerate(DATASET_ORDER)}
     m_rank = {m: i for i, m in enumerate(METHOD_ORDER)}
-    return (cells.assign(_d=cells.dataset.map(lambda d: d_rank.get(d, 99)), _m=cells.method.map(lambda m: m_rank.get(m, 99)))
-            .sort_values(["split", "n", "_d", "dataset", "_m", "method"]).drop(columns=["_d", "_m"]).reset_index(drop=True))
+    return (
+        cells.assign(
+            _d=cells.dataset.map(lambda d: d_rank.get(d, 99)), _m=cells.method.map(lambda m: m_rank.get(m, 99))
+        )
+        .sort_values(["split", "n", "_d", "dataset", "_m", "method"])
+        .drop(columns=["_d", "_m"])
+        .reset_index(drop=True)
+    )
 
 
 def heatmap_table(cells: pd.DataFrame, split: str, n: int, value: str = "gap") -> pd.DataFrame:
@@ -96,26 +145,44 @@ def table1(cells: pd.DataFrame, paper: pd.DataFrame | None = None) -> pd.DataFra
     ran (the paper's own Table 1 averages all 19 benchmarks, so it is reported separately as
     ``paper_all19_*`` from the Average rows of the figures).
     """
-    agg = cells.groupby(["split", "n", "method"]).agg(EG=("gap", "mean"), EGR=("reduction", "mean"),
-                                                       datasets=("dataset", "nunique")).reset_index()
+    agg = (
+        cells.groupby(["split", "n", "method"])
+        .agg(EG=("gap", "mean"), EGR=("reduction", "mean"), datasets=("dataset", "nunique"))
+        .reset_index()
+    )
     if paper is not None:
-        p = paper[paper.dataset != "average"].merge(cells[["dataset", "split", "n", "method"]],
-                                                    on=["dataset", "split", "n", "method"])
-        pa = p.groupby(["split", "n", "method"]).agg(paper_EG=("gap", "mean"), paper_EGR=("reduction", "mean")).reset_index()
+        p = paper[paper.dataset != "average"].merge(
+            cells[["dataset", "split", "n", "method"]], on=["dataset", "split", "n", "method"]
+        )
+        pa = (
+            p.groupby(["split", "n", "method"])
+            .agg(paper_EG=("gap", "mean"), paper_EGR=("reduction", "mean"))
+            .reset_index()
+        )
         avg = paper[paper.dataset == "average"][["split", "n", "method", "gap", "reduction"]].rename(
-            columns={"gap": "paper_all19_EG", "reduction": "paper_all19_EGR"})
+            columns={"gap": "paper_all19_EG", "reduction": "paper_all19_EGR"}
+        )
         agg = agg.merge(pa, how="left", on=["split", "n", "method"]).merge(avg, how="left", on=["split", "n", "method"])
     m_rank = {m: i for i, m in enumerate(METHOD_ORDER)}
-    agg = agg.assign(_m=agg.method.map(lambda m: m_rank.get(m, 99))).sort_values(["split", "n", "_m"]).drop(columns="_m")
+    agg = (
+        agg.assign(_m=agg.method.map(lambda m: m_rank.get(m, 99))).sort_values(["split", "n", "_m"]).drop(columns="_m")
+    )
     agg["method"] = agg["method"].map(lambda m: METHOD_LABELS.get(m, m))
     return agg.reset_index(drop=True)
 
 
 PAPER_TABLE2 = {  # seconds, ImageNet (N = 50,000, 83 source / 27 target models), App. C Table 2
-    "random_sampling": (0.00, 0.00), "random_sampling_learn": (0.02, 0.00), "pca": (0.59, 19.20),
-    "aipw": (0.00, 0.27), "random_search_learn": (81.02, 0.00), "lasso": (105.58, 0.01),
-    "double_optimize": (4.88, 0.00), "anchor_points_weighted": (84.26, 0.00),
-    "anchor_points_predictor": (197.71, 0.26), "p_irt": (585.72, 0.90), "gp_irt": (1750.20, 0.89),
+    "random_sampling": (0.00, 0.00),
+    "random_sampling_learn": (0.02, 0.00),
+    "pca": (0.59, 19.20),
+    "aipw": (0.00, 0.27),
+    "random_search_learn": (81.02, 0.00),
+    "lasso": (105.58, 0.01),
+    "double_optimize": (4.88, 0.00),
+    "anchor_points_weighted": (84.26, 0.00),
+    "anchor_points_predictor": (197.71, 0.26),
+    "p_irt": (585.72, 0.90),
+    "gp_irt": (1750.20, 0.89),
 }
 
 
@@ -134,23 +201,39 @@ def table2(timings: list[dict], dataset: str) -> pd.DataFrame:
         tm = pd.read_parquet(t["path"])
         total = tm["fit_seconds"] + (tm["prefit_seconds"] if "prefit_seconds" in tm else 0.0)
         fits = total[~tm["fit_reused"]]
-        rows.append({"method": t["method"], "split": t["split"], "n": int(t["n"]),
-                     "fit_seconds": float(fits.mean()), "estimate_seconds": float(tm["estimate_seconds"].mean()),
-                     "trials": len(tm)})
+        rows.append(
+            {
+                "method": t["method"],
+                "split": t["split"],
+                "n": int(t["n"]),
+                "fit_seconds": float(fits.mean()),
+                "estimate_seconds": float(tm["estimate_seconds"].mean()),
+                "trials": len(tm),
+            }
+        )
     df = pd.DataFrame(rows)
     if df.empty:
         return df
-    out = df.groupby("method").agg(fit_seconds=("fit_seconds", "mean"), estimate_seconds=("estimate_seconds", "mean")).reset_index()
+    out = (
+        df.groupby("method")
+        .agg(fit_seconds=("fit_seconds", "mean"), estimate_seconds=("estimate_seconds", "mean"))
+        .reset_index()
+    )
     out["paper_fit_seconds"] = out.method.map(lambda m: PAPER_TABLE2.get(m, (np.nan, np.nan))[0])
     out["paper_estimate_seconds"] = out.method.map(lambda m: PAPER_TABLE2.get(m, (np.nan, np.nan))[1])
-    out = out.assign(_m=out.method.map(lambda m: METHOD_ORDER.index(m) if m in METHOD_ORDER else 99)).sort_values("_m").drop(columns="_m")
+    out = (
+        out.assign(_m=out.method.map(lambda m: METHOD_ORDER.index(m) if m in METHOD_ORDER else 99))
+        .sort_values("_m")
+        .drop(columns="_m")
+    )
     out["method"] = out["method"].map(lambda m: METHOD_LABELS.get(m, m))
     out.insert(0, "dataset", dataset)
     return out.reset_index(drop=True)
 
 
-def per_target(run_path: str | Path, splits: pd.DataFrame, matrix: ResponseMatrix,
-               sim_cache: dict | None = None) -> pd.DataFrame:
+def per_target(
+    run_path: str | Path, splits: pd.DataFrame, matrix: ResponseMatrix, sim_cache: dict | None = None
+) -> pd.DataFrame:
     """Per (trial, target): similarity to that trial's sources (eq. 4) and normalized gap (eq. 6).
 
     ``sim_cache``: a dict shared by the calls on one dataset's matrix, so that the similarities
@@ -188,8 +271,15 @@ def similarity_bins(pt: pd.DataFrame, edges: np.ndarray) -> pd.DataFrame:
     """Figure 5: mean normalized gap of targets within each similarity bin."""
     b = pd.cut(pt["similarity"], edges, include_lowest=True)
     g = pt.groupby(b, observed=False)["normalized_gap"]
-    return pd.DataFrame({"bin": [str(i) for i in g.mean().index], "lo": edges[:-1], "hi": edges[1:],
-                         "mean_normalized_gap": g.mean().to_numpy(), "count": g.size().to_numpy()})
+    return pd.DataFrame(
+        {
+            "bin": [str(i) for i in g.mean().index],
+            "lo": edges[:-1],
+            "hi": edges[1:],
+            "mean_normalized_gap": g.mean().to_numpy(),
+            "count": g.size().to_numpy(),
+        }
+    )
 
 
 def paper_vs_ours(cells: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
@@ -203,4 +293,3 @@ def paper_vs_ours(cells: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 def within_tolerance(ours: pd.Series, paper: pd.Series, abs_tol: float, rel_tol: float) -> pd.Series:
     """|ours - paper| <= max(abs_tol, rel_tol * paper), the issue's acceptance rule."""
     return (ours - paper).abs() <= np.maximum(abs_tol, rel_tol * paper.abs())
-

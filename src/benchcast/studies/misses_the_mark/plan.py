@@ -38,9 +38,11 @@ LARGE_MEMORY = ("random_search_learn", "pca")
 
 def dataset_tables(dataset: str) -> dict[str, str]:
     """The ingested tables a job of this study reads for one dataset."""
-    return {"models": f"results/data/{dataset}/models.parquet",
-            "responses": f"results/data/{dataset}/responses.parquet",
-            "item_table": f"results/data/{dataset}/items.parquet"}
+    return {
+        "models": f"results/data/{dataset}/models.parquet",
+        "responses": f"results/data/{dataset}/responses.parquet",
+        "item_table": f"results/data/{dataset}/items.parquet",
+    }
 
 
 def check_budgets(budgets: Mapping[str, list[int]], specs) -> None:
@@ -57,7 +59,8 @@ def check_budgets(budgets: Mapping[str, list[int]], specs) -> None:
                 raise ConfigError(
                     f"config {key}: budget {too_big[-1]} is more than the {spec.n_items} items of dataset "
                     f"'{spec.name}' (catalog n_items). Fix: use budgets of at most {spec.n_items} in {key}, "
-                    f"or leave '{spec.name}' out of misses_the_mark.datasets")
+                    f"or leave '{spec.name}' out of misses_the_mark.datasets"
+                )
 
 
 @dataclass
@@ -84,16 +87,21 @@ class Plan:
         self._method_params = {m.get("label", m["name"]): dict(m.get("params", {})) for m in cfg["methods"]}
         unknown = sorted(set(cfg.get("trials_by_method", {})) - set(labels))
         if unknown:
-            raise ConfigError(f"config misses_the_mark.trials_by_method: {', '.join(unknown)} is not a configured "
-                              f"method label ({', '.join(labels)})")
+            raise ConfigError(
+                f"config misses_the_mark.trials_by_method: {', '.join(unknown)} is not a configured "
+                f"method label ({', '.join(labels)})"
+            )
         for name in self.method_name.values():
             if name not in REGISTRY:
-                raise ConfigError(f"config misses_the_mark.methods: unknown method '{name}'. "
-                                  f"Known: {', '.join(sorted(REGISTRY))}")
+                raise ConfigError(
+                    f"config misses_the_mark.methods: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}"
+                )
         check_budgets({"misses_the_mark.budgets": cfg["budgets"]}, iter_item_datasets(cfg["datasets"], self.catalog))
         fig5 = cfg["figure5"]
-        check_budgets({"misses_the_mark.figure5.aipw_n / random_sampling_n": [fig5["aipw_n"], fig5["random_sampling_n"]]},
-                      [self.catalog[self.figure5_dataset]])
+        check_budgets(
+            {"misses_the_mark.figure5.aipw_n / random_sampling_n": [fig5["aipw_n"], fig5["random_sampling_n"]]},
+            [self.catalog[self.figure5_dataset]],
+        )
 
     # -- methods -------------------------------------------------------------------------------
     @property
@@ -117,8 +125,10 @@ class Plan:
         params = dict(self._method_params.get(label, {}))
         if self.prefit(label) == "irt":
             if "irt" in params:
-                raise ConfigError(f"config misses_the_mark.methods: {label} takes its IRT settings from "
-                                  "misses_the_mark.irt (one fit shared by P-IRT and GP-IRT); remove params.irt")
+                raise ConfigError(
+                    f"config misses_the_mark.methods: {label} takes its IRT settings from "
+                    "misses_the_mark.irt (one fit shared by P-IRT and GP-IRT); remove params.irt"
+                )
             params["irt"] = self.irt_fit_params(split)
         if label in self.config.get("trials_by_method", {}):
             params["max_trials"] = int(self.config["trials_by_method"][label])
@@ -153,15 +163,20 @@ class Plan:
     def prefit_settings(self, key: str, split: str) -> dict:
         """Only this prefit's settings: changing another method's parameters does not rerun it."""
         if self.prefit_kind(key) == "irt":
-            return {"irt": self.irt_fit_params(split), "with_bias": self.irt_with_bias,
-                    "share_identical_sources": self.irt_shares_identical_sources(split)}
+            return {
+                "irt": self.irt_fit_params(split),
+                "with_bias": self.irt_with_bias,
+                "share_identical_sources": self.irt_shares_identical_sources(split),
+            }
         return self.lasso_params(key)
 
     @property
     def irt_with_bias(self) -> bool:
         """GP-IRT's lambda needs a second, held-out fit; skip it when only P-IRT is configured."""
-        return any(REGISTRY[n].needs_prefit == "irt" and getattr(REGISTRY[n], "wants_bias", False)
-                   for n in self.method_name.values())
+        return any(
+            REGISTRY[n].needs_prefit == "irt" and getattr(REGISTRY[n], "wants_bias", False)
+            for n in self.method_name.values()
+        )
 
     # -- IRT -----------------------------------------------------------------------------------
     def irt_settings(self, split: str) -> dict:
@@ -189,8 +204,13 @@ class Plan:
 
     def cells(self) -> list[dict]:
         cfg = self.config
-        return [dict(dataset=d, split=s, method=m, n=n)
-                for d in cfg["datasets"] for s in cfg["splits"] for m in self.methods for n in cfg["budgets"]]
+        return [
+            dict(dataset=d, split=s, method=m, n=n)
+            for d in cfg["datasets"]
+            for s in cfg["splits"]
+            for m in self.methods
+            for n in cfg["budgets"]
+        ]
 
     def cell_files(self, template: str) -> list[str]:
         return [template.format(**c) for c in self.cells()]
@@ -201,8 +221,9 @@ class Plan:
         if ds != "auto":
             return ds
         # "largest available dataset": most items, then most models (catalog expectations)
-        return max(self.config["datasets"],
-                   key=lambda d: (self.catalog[d].n_items or 0, self.catalog[d].n_models or 0, d))
+        return max(
+            self.config["datasets"], key=lambda d: (self.catalog[d].n_items or 0, self.catalog[d].n_models or 0, d)
+        )
 
     def figure5_run(self, method: str, n: int) -> str:
         return RUNS.format(dataset=self.figure5_dataset, split=self.config["figure5"]["split"], method=method, n=n)
@@ -211,9 +232,15 @@ class Plan:
         return [f"{folder}/heatmap_{s}_n{n}.{suffix}" for s in self.config["splits"] for n in self.config["budgets"]]
 
     def final_outputs(self) -> list[str]:
-        return [f"{TABLES}/paper_vs_ours.csv", f"{TABLES}/paper_vs_ours.md", f"{TABLES}/table1.csv",
-                f"{TABLES}/table2.csv", f"{TABLES}/figure4.csv", f"{FIGURES}/figure5.png",
-                *interleave(self.heatmaps(FIGURES, "png"), self.heatmaps(TABLES, "md"))]
+        return [
+            f"{TABLES}/paper_vs_ours.csv",
+            f"{TABLES}/paper_vs_ours.md",
+            f"{TABLES}/table1.csv",
+            f"{TABLES}/table2.csv",
+            f"{TABLES}/figure4.csv",
+            f"{FIGURES}/figure5.png",
+            *interleave(self.heatmaps(FIGURES, "png"), self.heatmaps(TABLES, "md")),
+        ]
 
     def titles(self, datasets: Iterable[str]) -> dict[str, str]:
         return {d: self.catalog[d].title for d in datasets}

@@ -56,7 +56,7 @@ Predictors
 Every function that fits the predictor takes ``predict_batch``: a callable mapping a stack
 of training matrices ``(K, M, B)`` (NaN = missing) to completed score matrices of the same
 shape. The default, :func:`default_predict_batch`, is the paper's default predictor via
-:func:`benchcast.studies.benchpress.probes.predict_default_batch` (per-matrix
+:func:`benchcast.studies.benchpress.predictor.predict_default_batch` (per-matrix
 standardization, :func:`~benchcast.completion.completers.bias_als_batch`); tests inject
 cheap stand-ins. All functions are deterministic.
 
@@ -108,9 +108,7 @@ from benchcast.studies.benchpress.hypotheses.stats import (
     spearman_test,
     wilcoxon_test,
 )
-from benchcast.studies.benchpress.hypotheses.stats import (
-    _model_hide_masks as _model_hide_masks,
-)
+from benchcast.studies.benchpress.hypotheses.stats import _model_hide_masks as _model_hide_masks
 from benchcast.studies.benchpress.hypotheses.tables import (
     BENCH_HYPOTHESES,
     MODEL_HYPOTHESES,
@@ -120,13 +118,8 @@ from benchcast.studies.benchpress.hypotheses.tables import (
     predictability,
     sort_table,
 )
-from benchcast.studies.benchpress.hypotheses.temporal import (
-    _condition_offset as _condition_offset,
-)
-from benchcast.studies.benchpress.hypotheses.temporal import (
-    temporal_anchor,
-    temporal_groups,
-)
+from benchcast.studies.benchpress.hypotheses.temporal import _condition_offset as _condition_offset
+from benchcast.studies.benchpress.hypotheses.temporal import temporal_anchor, temporal_groups
 
 __all__ = [
     "ALPHA",

@@ -34,9 +34,17 @@ from benchcast.studies.benchpress.hypotheses.stats import (
 # --------------------------------------------------------------------------- benchmark side
 
 
-def bench_target_coverage(M: np.ndarray, predict_batch: PredictBatch, *, n_seeds: int = 5,
-                          draw_rates: Sequence[float] = (0.0, 0.25, 0.5, 0.75), fit_rates: Sequence[float] = (0.75,),
-                          seed: int = SEED, min_obs: int = 6, min_test: int = 3) -> pd.DataFrame:
+def bench_target_coverage(
+    M: np.ndarray,
+    predict_batch: PredictBatch,
+    *,
+    n_seeds: int = 5,
+    draw_rates: Sequence[float] = (0.0, 0.25, 0.5, 0.75),
+    fit_rates: Sequence[float] = (0.75,),
+    seed: int = SEED,
+    min_obs: int = 6,
+    min_test: int = 3,
+) -> pd.DataFrame:
     """Benchmark H4 target coverage: drop training cells of the target benchmark.
 
     The paper's code (``H4_target_coverage/ablation.py``): ``rng = RandomState(42)``; for
@@ -73,7 +81,7 @@ def bench_target_coverage(M: np.ndarray, predict_batch: PredictBatch, *, n_seeds
                     continue
                 n_keep = max(1, int(len(train) * (1.0 - d)))
                 keeps[d] = train[rng.permutation(len(train))[:n_keep]]
-            if len(train) < 2:          # the paper's code: no baseline -> no records
+            if len(train) < 2:  # the paper's code: no baseline -> no records
                 continue
             units.append((j, s, test, train, keeps))
 
@@ -86,7 +94,7 @@ def bench_target_coverage(M: np.ndarray, predict_batch: PredictBatch, *, n_seeds
     def jobs():
         for j, _s, test, train, keeps in units:
             cols = np.full(len(test), j)
-            yield matrix(j, train), test, cols          # drop rate 0: every training model kept
+            yield matrix(j, train), test, cols  # drop rate 0: every training model kept
             for d in fit_rates:
                 if keeps.get(d) is not None:
                     yield matrix(j, keeps[d]), test, cols
@@ -108,9 +116,18 @@ def bench_target_coverage(M: np.ndarray, predict_batch: PredictBatch, *, n_seeds
     return pd.DataFrame(recs)
 
 
-def bench_strong_neighbors(M: np.ndarray, predict_batch: PredictBatch, *, thresholds: Sequence[float] = (0.85,),
-                           n_seeds: int = 5, seed: int = SEED + 6000, min_obs: int = 6, min_test: int = 3,
-                           min_shared: int = 5, corr: np.ndarray | None = None) -> pd.DataFrame:
+def bench_strong_neighbors(
+    M: np.ndarray,
+    predict_batch: PredictBatch,
+    *,
+    thresholds: Sequence[float] = (0.85,),
+    n_seeds: int = 5,
+    seed: int = SEED + 6000,
+    min_obs: int = 6,
+    min_test: int = 3,
+    min_shared: int = 5,
+    corr: np.ndarray | None = None,
+) -> pd.DataFrame:
     """Benchmark H5 strong-neighbour presence: mask every benchmark with ``|r| >= threshold``.
 
     The paper's code (``H5_strong_neighbor_presence/ablation.py``): ``rng = RandomState(42 +
@@ -170,8 +187,17 @@ def bench_strong_neighbors(M: np.ndarray, predict_batch: PredictBatch, *, thresh
     return pd.DataFrame(recs)
 
 
-def bench_same_category(M: np.ndarray, categories: Sequence, predict_batch: PredictBatch, *, n_seeds: int = 10,
-                        seed: int = SEED, min_obs: int = 6, min_test: int = 0, min_valid: int = 3) -> pd.DataFrame:
+def bench_same_category(
+    M: np.ndarray,
+    categories: Sequence,
+    predict_batch: PredictBatch,
+    *,
+    n_seeds: int = 10,
+    seed: int = SEED,
+    min_obs: int = 6,
+    min_test: int = 0,
+    min_valid: int = 3,
+) -> pd.DataFrame:
     """Benchmark H7 same-category evidence: mask every other benchmark of the target's category.
 
     The paper's code (``H7_same_category_evidence/ablation.py``): ``rng = RandomState(42)``;
@@ -225,10 +251,22 @@ def bench_same_category(M: np.ndarray, categories: Sequence, predict_batch: Pred
 # --------------------------------------------------------------------------- H6, both sides
 
 
-def partner_support(M: np.ndarray, predict_batch: PredictBatch, axis: int, *, drop_rates: Sequence[float] = (0.75,),
-                    n_seeds: int = 5, seed: int = SEED, min_obs: int = 6, min_overlap: int = 4, min_test: int = 3,
-                    min_drop: int = 0, threshold: float = -np.inf, min_shared: int = 5,
-                    corr: np.ndarray | None = None) -> pd.DataFrame:
+def partner_support(
+    M: np.ndarray,
+    predict_batch: PredictBatch,
+    axis: int,
+    *,
+    drop_rates: Sequence[float] = (0.75,),
+    n_seeds: int = 5,
+    seed: int = SEED,
+    min_obs: int = 6,
+    min_overlap: int = 4,
+    min_test: int = 3,
+    min_drop: int = 0,
+    threshold: float = -np.inf,
+    min_shared: int = 5,
+    corr: np.ndarray | None = None,
+) -> pd.DataFrame:
     """H6 of either side: remove nested shares of the strongest partner's cells that overlap the target.
 
     Targets and partners are the benchmark columns (``axis=0``, benchmark H6,
@@ -259,9 +297,9 @@ def partner_support(M: np.ndarray, predict_batch: PredictBatch, axis: int, *, dr
     if corr is None:
         corr = benchmark_abs_corr(M, min_shared) if axis == 0 else model_abs_corr(M, min_shared)
     partners = _strongest_partners(corr, threshold)
-    obs_v = observed.T if axis == 0 else observed        # one row per variable
+    obs_v = observed.T if axis == 0 else observed  # one row per variable
 
-    def at(v, entries):                                   # the cells of variable v at its entries
+    def at(v, entries):  # the cells of variable v at its entries
         return (entries, v) if axis == 0 else (v, entries)
 
     units = []
@@ -287,7 +325,7 @@ def partner_support(M: np.ndarray, predict_batch: PredictBatch, axis: int, *, dr
             yield X, *cells
             for f in drop_rates:
                 Y = X.copy()
-                Y[at(p, perm[:max(min_drop, int(round(len(perm) * f)))])] = np.nan
+                Y[at(p, perm[: max(min_drop, int(round(len(perm) * f)))])] = np.nan
                 yield Y, *cells
 
     preds = iter(_predict_at(jobs(), predict_batch))
@@ -301,8 +339,17 @@ def partner_support(M: np.ndarray, predict_batch: PredictBatch, axis: int, *, dr
                 continue
             rec = _pair_metrics(actual, base, treat, min_valid=2)
             if rec is not None:
-                recs.append({"target": t, "partner": p, "seed": s, "drop_rate": f, "n_overlap": len(perm),
-                             "partner_abs_r": float(corr[t, p]), **rec})
+                recs.append(
+                    {
+                        "target": t,
+                        "partner": p,
+                        "seed": s,
+                        "drop_rate": f,
+                        "n_overlap": len(perm),
+                        "partner_abs_r": float(corr[t, p]),
+                        **rec,
+                    }
+                )
     return pd.DataFrame(recs)
 
 
@@ -311,12 +358,22 @@ def _named(recs: pd.DataFrame, target: str, partner: str, order: Sequence[str]) 
     if recs.empty:
         return recs
     recs = recs.rename(columns={"target": target, "partner": partner, "partner_abs_r": f"{partner}_abs_r"})
-    return recs[[*order, *recs.columns[len(order):]]]
+    return recs[[*order, *recs.columns[len(order) :]]]
 
 
-def bench_neighbor_support(M: np.ndarray, predict_batch: PredictBatch, *, drop_rates: Sequence[float] = (0.75,),
-                           n_seeds: int = 5, seed: int = SEED, min_obs: int = 6, min_overlap: int = 4,
-                           min_test: int = 3, min_shared: int = 5, corr: np.ndarray | None = None) -> pd.DataFrame:
+def bench_neighbor_support(
+    M: np.ndarray,
+    predict_batch: PredictBatch,
+    *,
+    drop_rates: Sequence[float] = (0.75,),
+    n_seeds: int = 5,
+    seed: int = SEED,
+    min_obs: int = 6,
+    min_overlap: int = 4,
+    min_test: int = 3,
+    min_shared: int = 5,
+    corr: np.ndarray | None = None,
+) -> pd.DataFrame:
     """Benchmark H6 strong-neighbour support: remove nested shares of the best neighbour's cells.
 
     The paper's code (``H6_strong_neighbor_support/ablation.py``, nested-mask version), as
@@ -333,15 +390,36 @@ def bench_neighbor_support(M: np.ndarray, predict_batch: PredictBatch, *, drop_r
     Records: ``benchmark, neighbor, seed, drop_rate, n_overlap, neighbor_abs_r`` and the pair
     metrics.
     """
-    recs = partner_support(M, predict_batch, 0, drop_rates=drop_rates, n_seeds=n_seeds, seed=seed, min_obs=min_obs,
-                           min_overlap=min_overlap, min_test=min_test, min_drop=0, min_shared=min_shared, corr=corr)
-    return _named(recs, "benchmark", "neighbor",
-                  ["benchmark", "neighbor", "seed", "drop_rate", "n_overlap", "neighbor_abs_r"])
+    recs = partner_support(
+        M,
+        predict_batch,
+        0,
+        drop_rates=drop_rates,
+        n_seeds=n_seeds,
+        seed=seed,
+        min_obs=min_obs,
+        min_overlap=min_overlap,
+        min_test=min_test,
+        min_drop=0,
+        min_shared=min_shared,
+        corr=corr,
+    )
+    return _named(
+        recs, "benchmark", "neighbor", ["benchmark", "neighbor", "seed", "drop_rate", "n_overlap", "neighbor_abs_r"]
+    )
 
 
-def model_peer_support(M: np.ndarray, predict_batch: PredictBatch, *, threshold: float = 0.95,
-                       drop_rates: Sequence[float] = (0.75,), n_seeds: int = 10, seed: int = SEED, min_obs: int = 4,
-                       corr: np.ndarray | None = None) -> pd.DataFrame:
+def model_peer_support(
+    M: np.ndarray,
+    predict_batch: PredictBatch,
+    *,
+    threshold: float = 0.95,
+    drop_rates: Sequence[float] = (0.75,),
+    n_seeds: int = 10,
+    seed: int = SEED,
+    min_obs: int = 4,
+    corr: np.ndarray | None = None,
+) -> pd.DataFrame:
     """Model H6 strong-peer support: remove nested shares of the strongest peer's overlapping cells.
 
     The paper's code (``H6_neighbor_evidence/ablation.py``), as :func:`partner_support` over
@@ -359,16 +437,36 @@ def model_peer_support(M: np.ndarray, predict_batch: PredictBatch, *, threshold:
 
     Records: ``model, peer, seed, drop_rate, peer_abs_r, n_overlap`` and the pair metrics.
     """
-    recs = partner_support(M, predict_batch, 1, drop_rates=drop_rates, n_seeds=n_seeds, seed=seed, min_obs=min_obs,
-                           min_overlap=1, min_test=0, min_drop=1, threshold=threshold, min_shared=3, corr=corr)
+    recs = partner_support(
+        M,
+        predict_batch,
+        1,
+        drop_rates=drop_rates,
+        n_seeds=n_seeds,
+        seed=seed,
+        min_obs=min_obs,
+        min_overlap=1,
+        min_test=0,
+        min_drop=1,
+        threshold=threshold,
+        min_shared=3,
+        corr=corr,
+    )
     return _named(recs, "model", "peer", ["model", "peer", "seed", "drop_rate", "peer_abs_r", "n_overlap"])
 
 
 # --------------------------------------------------------------------------- model side
 
 
-def model_peer_removal(M: np.ndarray, remove: Sequence[Sequence[int]], predict_batch: PredictBatch, *,
-                       n_seeds: int = 10, min_obs: int = 4, skip_empty: bool = False) -> pd.DataFrame:
+def model_peer_removal(
+    M: np.ndarray,
+    remove: Sequence[Sequence[int]],
+    predict_batch: PredictBatch,
+    *,
+    n_seeds: int = 10,
+    min_obs: int = 4,
+    skip_empty: bool = False,
+) -> pd.DataFrame:
     """Model H5 / H7 treatment: per target, hide half of its row and blank the listed rows.
 
     The paper's code (``H5_neighbor_quality/ablation.py`` ``run_h5``,
@@ -408,13 +506,24 @@ def model_peer_removal(M: np.ndarray, remove: Sequence[Sequence[int]], predict_b
     preds = _predict_at(jobs(), predict_batch)
     if not units:
         return pd.DataFrame(columns=["seed", "model", "benchmark", "actual", "predicted"])
-    return pd.concat([pd.DataFrame({"seed": s, "model": i, "benchmark": js, "actual": M[i, js], "predicted": p})
-                      for (s, i, js, _), p in zip(units, preds)], ignore_index=True)
+    return pd.concat(
+        [
+            pd.DataFrame({"seed": s, "model": i, "benchmark": js, "actual": M[i, js], "predicted": p})
+            for (s, i, js, _), p in zip(units, preds)
+        ],
+        ignore_index=True,
+    )
 
 
-def model_observation_count(M: np.ndarray, predict_batch: PredictBatch, *, hide_fraction: float = 0.75,
-                            n_seeds: int = 10, cells: str = "own", baseline_cells: pd.DataFrame | None = None
-                            ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def model_observation_count(
+    M: np.ndarray,
+    predict_batch: PredictBatch,
+    *,
+    hide_fraction: float = 0.75,
+    n_seeds: int = 10,
+    cells: str = "own",
+    baseline_cells: pd.DataFrame | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Model H8 observation count: hide 75% instead of 50% of every model's observed scores.
 
     The paper's code (``H8_observation_count/ablation.py``): the baseline is the standard

@@ -46,7 +46,7 @@ def rank2_r2(M: np.ndarray, axis: int) -> np.ndarray:
     Z = np.where(np.isnan(M), 0.0, (M - mean) / std)
     U, s, Vt = np.linalg.svd(Z, full_matrices=False)
     Z_hat = (U[:, :2] * s[:2]) @ Vt[:2]
-    total = (Z ** 2).sum(axis=axis)
+    total = (Z**2).sum(axis=axis)
     resid = ((Z - Z_hat) ** 2).sum(axis=axis)
     return 1.0 - resid / np.where(total > 1e-12, total, 1.0)
 
@@ -101,9 +101,15 @@ def _per_variable(M: np.ndarray, axis: int, name: str) -> pd.DataFrame:
         x = M[:, v] if axis == 0 else M[v]
         x = x[np.isfinite(x)]
         ok = len(x) >= 2
-        recs.append({name: v, "n_obs": len(x), "rank2_r2": float(r2[v]) if ok else np.nan,
-                     "median": float(np.median(x)) if ok else np.nan,
-                     "std": float(np.std(x, ddof=1)) if ok else np.nan})
+        recs.append(
+            {
+                name: v,
+                "n_obs": len(x),
+                "rank2_r2": float(r2[v]) if ok else np.nan,
+                "median": float(np.median(x)) if ok else np.nan,
+                "std": float(np.std(x, ddof=1)) if ok else np.nan,
+            }
+        )
     return pd.DataFrame(recs).set_index(name)
 
 
@@ -150,16 +156,25 @@ def _spearman_tests(feat: pd.DataFrame, features: Mapping[str, str], min_n: Mapp
         n_finite = int(np.isfinite(feat[feature]).sum())
         for m in METRICS:
             if n_finite < min_n.get(hyp, 0):
-                tests[(hyp, m)] = {"statistic": np.nan, "effect": np.nan, "p_value": np.nan, "n": n_finite,
-                                   "skipped": True}
+                tests[(hyp, m)] = {
+                    "statistic": np.nan,
+                    "effect": np.nan,
+                    "p_value": np.nan,
+                    "n": n_finite,
+                    "skipped": True,
+                }
             else:
                 tests[(hyp, m)] = spearman_test(feat[feature].to_numpy(), feat[m].to_numpy())
     return tests
 
 
-def benchmark_correlational(M: np.ndarray, folds: Sequence[Fold] | None = None,
-                            predict_batch: PredictBatch | None = None,
-                            *, cells: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict]:
+def benchmark_correlational(
+    M: np.ndarray,
+    folds: Sequence[Fold] | None = None,
+    predict_batch: PredictBatch | None = None,
+    *,
+    cells: pd.DataFrame | None = None,
+) -> tuple[pd.DataFrame, dict]:
     """Benchmark H1-H3: Spearman between a benchmark feature and its default-predictor error.
 
     The error is the paper's "official default BenchPress" per-benchmark error: the paper's
@@ -183,8 +198,13 @@ def benchmark_correlational(M: np.ndarray, folds: Sequence[Fold] | None = None,
     return feat, _spearman_tests(feat, {"H1": "rank2_r2", "H2": "med_score", "H3": "std_score"}, {})
 
 
-def model_correlational(M: np.ndarray, cells: pd.DataFrame, reasoning: Sequence | None = None,
-                        params: Sequence | None = None, min_params: int = 3) -> tuple[pd.DataFrame, dict]:
+def model_correlational(
+    M: np.ndarray,
+    cells: pd.DataFrame,
+    reasoning: Sequence | None = None,
+    params: Sequence | None = None,
+    min_params: int = 3,
+) -> tuple[pd.DataFrame, dict]:
     """Model H1-H4: Spearman between a model feature and its hide-half error.
 
     The per-model error: the paper's code ``benchpress_half_holdout_per_model`` -- the 10

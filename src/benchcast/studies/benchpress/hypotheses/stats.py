@@ -23,7 +23,7 @@ from scipy import stats
 
 from benchcast.completion.evaluation import Fold, train_matrix
 from benchcast.metrics import completion_errors
-from benchcast.studies.benchpress.probes import predict_default_batch
+from benchcast.studies.benchpress.predictor import predict_default_batch
 
 PredictBatch = Callable[[np.ndarray], np.ndarray]
 """``(K, M, B)`` training matrices (NaN = missing) -> ``(K, M, B)`` completed score matrices."""
@@ -39,7 +39,7 @@ _CHUNK = 32  # matrices handed to predict_batch at once (memory bound only; resu
 
 def default_predict_batch(chunk_size: int = 4) -> PredictBatch:
     """The paper's default predictor (Logit Bias ALS, rank 2, lambda 0.1) on a stack of matrices:
-    :func:`benchcast.studies.benchpress.probes.predict_default_batch` (each matrix standardized on
+    :func:`benchcast.studies.benchpress.predictor.predict_default_batch` (each matrix standardized on
     its own observed cells and fitted exactly as a separate ``predict_scores`` call)."""
     return partial(predict_default_batch, chunk_size=chunk_size)
 
@@ -60,7 +60,7 @@ def spearman_test(x, y) -> dict:
     if n < 3:
         return {"statistic": np.nan, "effect": np.nan, "p_value": np.nan, "n": n}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # constant input -> NaN, reported as such
+        warnings.simplefilter("ignore")  # constant input -> NaN, reported as such
         res = stats.spearmanr(x[ok], y[ok])
     rho = float(res.statistic)
     return {"statistic": rho, "effect": rho, "p_value": float(res.pvalue), "n": n}
@@ -88,9 +88,15 @@ def wilcoxon_test(deltas, min_n: int = 5, method: str = "auto") -> dict:
     d = np.asarray(deltas, dtype=np.float64).ravel()
     d = d[np.isfinite(d)]
     nz = d[d != 0]
-    out = {"effect": float(np.median(d)) if d.size else np.nan, "statistic": np.nan, "p_value": np.nan,
-           "n": int(d.size), "n_nonzero": int(nz.size), "n_positive": int((nz > 0).sum()),
-           "n_negative": int((nz < 0).sum())}
+    out = {
+        "effect": float(np.median(d)) if d.size else np.nan,
+        "statistic": np.nan,
+        "p_value": np.nan,
+        "n": int(d.size),
+        "n_nonzero": int(nz.size),
+        "n_positive": int((nz > 0).sum()),
+        "n_negative": int((nz < 0).sum()),
+    }
     if d.size < min_n:
         return out
     if nz.size == 0:
@@ -115,7 +121,7 @@ def grouped_wilcoxon(records: pd.DataFrame, group: str, metric: str, min_n: int 
     col = f"delta_{metric}"
     if records.empty:
         return wilcoxon_test([], min_n=min_n)
-    med = records.groupby(group)[col].median()     # NaN-skipping, as the code's finite filter
+    med = records.groupby(group)[col].median()  # NaN-skipping, as the code's finite filter
     return wilcoxon_test(med.to_numpy(), min_n=min_n)
 
 
@@ -128,8 +134,9 @@ def _paired_models(base: pd.DataFrame, treat: pd.DataFrame, metric: str) -> dict
 # --------------------------------------------------------------------------- fitting and held-out cells
 
 
-def _predict_at(jobs: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], predict_batch: PredictBatch,
-                chunk: int = _CHUNK) -> list[np.ndarray]:
+def _predict_at(
+    jobs: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], predict_batch: PredictBatch, chunk: int = _CHUNK
+) -> list[np.ndarray]:
     """Fit ``predict_batch`` on each job's training matrix; return its predictions at (rows, cols).
 
     Jobs are consumed lazily ``chunk`` matrices at a time, so memory stays bounded.
@@ -168,8 +175,11 @@ def fold_cells(M: np.ndarray, folds: Sequence[Fold], predict_batch: PredictBatch
     rows = []
     for f, p in zip(folds, preds):
         i, j = f.cells[:, 0], f.cells[:, 1]
-        rows.append(pd.DataFrame({"seed": f.seed, "fold": f.fold, "model": i, "benchmark": j,
-                                  "actual": M[i, j], "predicted": p}))
+        rows.append(
+            pd.DataFrame(
+                {"seed": f.seed, "fold": f.fold, "model": i, "benchmark": j, "actual": M[i, j], "predicted": p}
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -185,8 +195,9 @@ def _holdout_half(observed: np.ndarray, rng: np.random.RandomState, min_test: in
     return observed[perm[:n_test]], observed[perm[n_test:]]
 
 
-def _model_hide_masks(observed: np.ndarray, seed: int, fraction: float = 0.5,
-                      min_obs: int = 4) -> dict[int, np.ndarray]:
+def _model_hide_masks(
+    observed: np.ndarray, seed: int, fraction: float = 0.5, min_obs: int = 4
+) -> dict[int, np.ndarray]:
     """Per-model hidden benchmarks of one hide-fraction split (paper's code, model side).
 
     ``RandomState(seed * 2000)``; for each model in row order with at least ``min_obs``
@@ -202,12 +213,13 @@ def _model_hide_masks(observed: np.ndarray, seed: int, fraction: float = 0.5,
         if len(obs_j) < min_obs:
             continue
         rng.shuffle(obs_j)
-        masks[i] = obs_j[:max(1, int(len(obs_j) * fraction))]
+        masks[i] = obs_j[: max(1, int(len(obs_j) * fraction))]
     return masks
 
 
-def model_holdout_cells(M: np.ndarray, predict_batch: PredictBatch, n_seeds: int = 10, fraction: float = 0.5,
-                        min_obs: int = 4) -> pd.DataFrame:
+def model_holdout_cells(
+    M: np.ndarray, predict_batch: PredictBatch, n_seeds: int = 10, fraction: float = 0.5, min_obs: int = 4
+) -> pd.DataFrame:
     """Per-model hide-fraction holdout, all models at once: one fit per seed.
 
     The paper's code ``benchpress_half_holdout_per_model`` / ``run_baseline`` (seeds 0..9,
@@ -229,8 +241,13 @@ def model_holdout_cells(M: np.ndarray, predict_batch: PredictBatch, n_seeds: int
         jobs.append((X, rows, cols))
         cells.append((seed, rows, cols))
     preds = _predict_at(iter(jobs), predict_batch)
-    return pd.concat([pd.DataFrame({"seed": s, "model": r, "benchmark": c, "actual": M[r, c], "predicted": p})
-                      for (s, r, c), p in zip(cells, preds)], ignore_index=True)
+    return pd.concat(
+        [
+            pd.DataFrame({"seed": s, "model": r, "benchmark": c, "actual": M[r, c], "predicted": p})
+            for (s, r, c), p in zip(cells, preds)
+        ],
+        ignore_index=True,
+    )
 
 
 # --------------------------------------------------------------------------- errors

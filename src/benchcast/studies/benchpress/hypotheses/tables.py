@@ -39,29 +39,47 @@ from benchcast.studies.benchpress.hypotheses.stats import (
     model_holdout_cells,
     pooled_errors,
 )
-from benchcast.studies.benchpress.hypotheses.temporal import (
-    _temporal_test,
-    temporal_anchor,
-)
+from benchcast.studies.benchpress.hypotheses.temporal import _temporal_test, temporal_anchor
 
 BENCH_HYPOTHESES = {
-    "H1": "low_rank_fit", "H2": "score_level", "H3": "score_spread", "H4": "target_coverage",
-    "H5": "strong_neighbor_presence", "H6": "strong_neighbor_support", "H7": "same_category_evidence",
+    "H1": "low_rank_fit",
+    "H2": "score_level",
+    "H3": "score_spread",
+    "H4": "target_coverage",
+    "H5": "strong_neighbor_presence",
+    "H6": "strong_neighbor_support",
+    "H7": "same_category_evidence",
 }
 
 MODEL_HYPOTHESES = {
-    "H1": "model_size", "H2": "model_type", "H3": "score_level", "H4": "low_rank_fit",
-    "H5": "strong_peer_presence", "H6": "strong_peer_support", "H7": "same_provider_evidence",
-    "H8": "observation_count", "H9": "training_anchor_recency",
+    "H1": "model_size",
+    "H2": "model_type",
+    "H3": "score_level",
+    "H4": "low_rank_fit",
+    "H5": "strong_peer_presence",
+    "H6": "strong_peer_support",
+    "H7": "same_provider_evidence",
+    "H8": "observation_count",
+    "H9": "training_anchor_recency",
 }
 
 
 def _row(side: str, hyp: str, name: str, metric: str, test: str, res: Mapping, alpha: float, note: str = "") -> dict:
     p = res.get("p_value", np.nan)
-    return {"side": side, "hypothesis": hyp, "name": name, "metric": metric, "test": test,
-            "effect": res.get("effect", np.nan), "statistic": res.get("statistic", np.nan), "p_value": p,
-            "n": res.get("n", 0), "n_nonzero": res.get("n_nonzero", np.nan),
-            "reject": bool(np.isfinite(p) and p < alpha), "note": note}
+    return {
+        "side": side,
+        "hypothesis": hyp,
+        "name": name,
+        "metric": metric,
+        "test": test,
+        "effect": res.get("effect", np.nan),
+        "statistic": res.get("statistic", np.nan),
+        "p_value": p,
+        "n": res.get("n", 0),
+        "n_nonzero": res.get("n_nonzero", np.nan),
+        "reject": bool(np.isfinite(p) and p < alpha),
+        "note": note,
+    }
 
 
 def sort_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -75,12 +93,24 @@ def sort_table(table: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- Table 7
 
 
-def benchmark_hypotheses(M: np.ndarray, folds: Sequence[Fold], categories: Sequence, *,
-                         predict_batch: PredictBatch | None = None, alpha: float = ALPHA,
-                         neighbor_threshold: float = 0.85, coverage_drop: float = 0.75, support_drop: float = 0.75,
-                         n_seeds_h4: int = 5, n_seeds_h5: int = 5, n_seeds_h6: int = 5, n_seeds_h7: int = 10,
-                         hypotheses: Sequence[str] = tuple(BENCH_HYPOTHESES), fold_cells_df: pd.DataFrame | None = None,
-                         return_details: bool = False):
+def benchmark_hypotheses(
+    M: np.ndarray,
+    folds: Sequence[Fold],
+    categories: Sequence,
+    *,
+    predict_batch: PredictBatch | None = None,
+    alpha: float = ALPHA,
+    neighbor_threshold: float = 0.85,
+    coverage_drop: float = 0.75,
+    support_drop: float = 0.75,
+    n_seeds_h4: int = 5,
+    n_seeds_h5: int = 5,
+    n_seeds_h6: int = 5,
+    n_seeds_h7: int = 10,
+    hypotheses: Sequence[str] = tuple(BENCH_HYPOTHESES),
+    fold_cells_df: pd.DataFrame | None = None,
+    return_details: bool = False,
+):
     """Table 7: the seven benchmark-side hypotheses under MedAPE and MedAE.
 
     Parameters
@@ -119,16 +149,30 @@ def benchmark_hypotheses(M: np.ndarray, folds: Sequence[Fold], categories: Seque
                 rows.append(_row("benchmark", hyp, BENCH_HYPOTHESES[hyp], m, "spearman", res, alpha))
     corr = benchmark_abs_corr(M) if hyps & {"H5", "H6"} else None
     ablations = {
-        "H4": lambda: (bench_target_coverage(M, predict_batch, n_seeds=n_seeds_h4, fit_rates=(coverage_drop,)),
-                       "drop_rate", coverage_drop, f"drop {coverage_drop:.0%} of the target's training cells"),
-        "H5": lambda: (bench_strong_neighbors(M, predict_batch, thresholds=(neighbor_threshold,), n_seeds=n_seeds_h5,
-                                              corr=corr),
-                       "threshold", neighbor_threshold, f"mask neighbours with |r| >= {neighbor_threshold}"),
-        "H6": lambda: (bench_neighbor_support(M, predict_batch, drop_rates=(support_drop,), n_seeds=n_seeds_h6,
-                                              corr=corr),
-                       "drop_rate", support_drop, f"drop {support_drop:.0%} of best-neighbour overlap"),
-        "H7": lambda: (bench_same_category(M, categories, predict_batch, n_seeds=n_seeds_h7),
-                       None, None, "mask same-category benchmarks"),
+        "H4": lambda: (
+            bench_target_coverage(M, predict_batch, n_seeds=n_seeds_h4, fit_rates=(coverage_drop,)),
+            "drop_rate",
+            coverage_drop,
+            f"drop {coverage_drop:.0%} of the target's training cells",
+        ),
+        "H5": lambda: (
+            bench_strong_neighbors(M, predict_batch, thresholds=(neighbor_threshold,), n_seeds=n_seeds_h5, corr=corr),
+            "threshold",
+            neighbor_threshold,
+            f"mask neighbours with |r| >= {neighbor_threshold}",
+        ),
+        "H6": lambda: (
+            bench_neighbor_support(M, predict_batch, drop_rates=(support_drop,), n_seeds=n_seeds_h6, corr=corr),
+            "drop_rate",
+            support_drop,
+            f"drop {support_drop:.0%} of best-neighbour overlap",
+        ),
+        "H7": lambda: (
+            bench_same_category(M, categories, predict_batch, n_seeds=n_seeds_h7),
+            None,
+            None,
+            "mask same-category benchmarks",
+        ),
     }
     for hyp, run in ablations.items():
         if hyp not in hyps:
@@ -137,8 +181,18 @@ def benchmark_hypotheses(M: np.ndarray, folds: Sequence[Fold], categories: Seque
         details[f"{hyp}_records"] = recs
         sel = recs[recs[key] == val] if (key is not None and not recs.empty) else recs
         for m in METRICS:
-            rows.append(_row("benchmark", hyp, BENCH_HYPOTHESES[hyp], m, "wilcoxon",
-                             grouped_wilcoxon(sel, "benchmark", m), alpha, note))
+            rows.append(
+                _row(
+                    "benchmark",
+                    hyp,
+                    BENCH_HYPOTHESES[hyp],
+                    m,
+                    "wilcoxon",
+                    grouped_wilcoxon(sel, "benchmark", m),
+                    alpha,
+                    note,
+                )
+            )
     table = sort_table(pd.DataFrame(rows))
     return (table, details) if return_details else table
 
@@ -146,12 +200,26 @@ def benchmark_hypotheses(M: np.ndarray, folds: Sequence[Fold], categories: Seque
 # --------------------------------------------------------------------------- Table 8
 
 
-def model_hypotheses(M: np.ndarray, providers: Sequence, reasoning: Sequence, release_dates: Sequence,
-                     params: Sequence | None = None, *, predict_batch: PredictBatch | None = None, alpha: float = ALPHA,
-                     n_seeds: int = 10, peer_threshold: float = 0.95, support_drop: float = 0.75,
-                     hide_fraction: float = 0.75, temporal_k: int = 3, peer_baseline: str = "paper",
-                     h8_cells: str = "own", hypotheses: Sequence[str] = tuple(MODEL_HYPOTHESES),
-                     holdout_cells_df: pd.DataFrame | None = None, return_details: bool = False):
+def model_hypotheses(
+    M: np.ndarray,
+    providers: Sequence,
+    reasoning: Sequence,
+    release_dates: Sequence,
+    params: Sequence | None = None,
+    *,
+    predict_batch: PredictBatch | None = None,
+    alpha: float = ALPHA,
+    n_seeds: int = 10,
+    peer_threshold: float = 0.95,
+    support_drop: float = 0.75,
+    hide_fraction: float = 0.75,
+    temporal_k: int = 3,
+    peer_baseline: str = "paper",
+    h8_cells: str = "own",
+    hypotheses: Sequence[str] = tuple(MODEL_HYPOTHESES),
+    holdout_cells_df: pd.DataFrame | None = None,
+    return_details: bool = False,
+):
     """Table 8: the nine model-side hypotheses under MedAPE and MedAE.
 
     Parameters
@@ -194,8 +262,9 @@ def model_hypotheses(M: np.ndarray, providers: Sequence, reasoning: Sequence, re
     need_base = bool(hyps & {"H1", "H2", "H3", "H4", "H8"}) or (peer_baseline == "paper" and bool(hyps & {"H5", "H7"}))
     base_cells = None
     if need_base:
-        base_cells = (holdout_cells_df if holdout_cells_df is not None
-                      else model_holdout_cells(M, predict_batch, n_seeds))
+        base_cells = (
+            holdout_cells_df if holdout_cells_df is not None else model_holdout_cells(M, predict_batch, n_seeds)
+        )
         details["holdout_cells"] = base_cells
     if hyps & {"H1", "H2", "H3", "H4"}:
         feat, tests = model_correlational(M, base_cells, reasoning, params)
@@ -238,34 +307,77 @@ def model_hypotheses(M: np.ndarray, providers: Sequence, reasoning: Sequence, re
             treat_err = pooled_errors(cells_t, "model", min_cells=3)
             details[f"{hyp}_per_model"] = base_err.add_suffix("_base").join(treat_err.add_suffix("_treat"), how="inner")
             n_rm = sum(len(r) > 0 for r in rm)
-            note = (f"{n_rm} models have rows to remove; baseline={peer_baseline}"
-                    + (f"; |r| >= {peer_threshold}" if hyp == "H5" else ""))
+            note = f"{n_rm} models have rows to remove; baseline={peer_baseline}" + (
+                f"; |r| >= {peer_threshold}" if hyp == "H5" else ""
+            )
             for m in METRICS:
-                rows.append(_row("model", hyp, MODEL_HYPOTHESES[hyp], m, "wilcoxon",
-                                 _paired_models(base_err, treat_err, m), alpha, note))
+                rows.append(
+                    _row(
+                        "model",
+                        hyp,
+                        MODEL_HYPOTHESES[hyp],
+                        m,
+                        "wilcoxon",
+                        _paired_models(base_err, treat_err, m),
+                        alpha,
+                        note,
+                    )
+                )
     if "H6" in hyps:
-        recs = model_peer_support(M, predict_batch, threshold=peer_threshold, drop_rates=(support_drop,),
-                                  n_seeds=n_seeds, corr=corr)
+        recs = model_peer_support(
+            M, predict_batch, threshold=peer_threshold, drop_rates=(support_drop,), n_seeds=n_seeds, corr=corr
+        )
         details["H6_records"] = recs
         for m in METRICS:
-            rows.append(_row("model", "H6", MODEL_HYPOTHESES["H6"], m, "wilcoxon", grouped_wilcoxon(recs, "model", m),
-                             alpha, f"drop {support_drop:.0%} of strongest-peer overlap (|r| >= {peer_threshold})"))
+            rows.append(
+                _row(
+                    "model",
+                    "H6",
+                    MODEL_HYPOTHESES["H6"],
+                    m,
+                    "wilcoxon",
+                    grouped_wilcoxon(recs, "model", m),
+                    alpha,
+                    f"drop {support_drop:.0%} of strongest-peer overlap (|r| >= {peer_threshold})",
+                )
+            )
     if "H8" in hyps:
-        b, t = model_observation_count(M, predict_batch, hide_fraction=hide_fraction, n_seeds=n_seeds, cells=h8_cells,
-                                       baseline_cells=base_cells)
+        b, t = model_observation_count(
+            M, predict_batch, hide_fraction=hide_fraction, n_seeds=n_seeds, cells=h8_cells, baseline_cells=base_cells
+        )
         details["H8_cells"] = t
         be, te = pooled_errors(b, "model", min_cells=3), pooled_errors(t, "model", min_cells=3)
         for m in METRICS:
-            rows.append(_row("model", "H8", MODEL_HYPOTHESES["H8"], m, "wilcoxon", _paired_models(be, te, m), alpha,
-                             f"hide {hide_fraction:.0%} vs 50%, cells={h8_cells}"))
+            rows.append(
+                _row(
+                    "model",
+                    "H8",
+                    MODEL_HYPOTHESES["H8"],
+                    m,
+                    "wilcoxon",
+                    _paired_models(be, te, m),
+                    alpha,
+                    f"hide {hide_fraction:.0%} vs 50%, cells={h8_cells}",
+                )
+            )
     if "H9" in hyps:
         recs = temporal_anchor(M, release_dates, predict_batch, ks=(temporal_k,), n_seeds=n_seeds)
         details["H9_records"] = recs
         for m in METRICS:
             res = _temporal_test(recs, temporal_k, m)
-            rows.append(_row("model", "H9", MODEL_HYPOTHESES["H9"], m, "wilcoxon", res, alpha,
-                             f"k = {temporal_k}; effect = oldest - middle; median A {res['median_A']:.3g}, "
-                             f"B {res['median_B']:.3g}"))
+            rows.append(
+                _row(
+                    "model",
+                    "H9",
+                    MODEL_HYPOTHESES["H9"],
+                    m,
+                    "wilcoxon",
+                    res,
+                    alpha,
+                    f"k = {temporal_k}; effect = oldest - middle; median A {res['median_A']:.3g}, "
+                    f"B {res['median_B']:.3g}",
+                )
+            )
     table = sort_table(pd.DataFrame(rows))
     return (table, details) if return_details else table
 
@@ -273,8 +385,9 @@ def model_hypotheses(M: np.ndarray, providers: Sequence, reasoning: Sequence, re
 # --------------------------------------------------------------------------- predictability + paper comparison
 
 
-def predictability(cells: pd.DataFrame, by: str, threshold: float = 15.0,
-                   min_cells: int = 3) -> tuple[pd.DataFrame, dict]:
+def predictability(
+    cells: pd.DataFrame, by: str, threshold: float = 15.0, min_cells: int = 3
+) -> tuple[pd.DataFrame, dict]:
     """Per-benchmark (E.1.1, Figure 13) or per-model (E.1.2, Figure 15) predictability.
 
     From a per-model hide-half holdout (:func:`model_holdout_cells`, 10 seeds): all of a
@@ -289,8 +402,12 @@ def predictability(cells: pd.DataFrame, by: str, threshold: float = 15.0,
     """
     tab = pooled_errors(cells, by, min_cells=min_cells).sort_values("medape", kind="stable")
     below = int((tab["medape"] < threshold).sum())
-    return tab, {"n": int(len(tab)), "n_below": below, "share_below": below / len(tab) if len(tab) else np.nan,
-                 "median_medape": float(tab["medape"].median()) if len(tab) else np.nan}
+    return tab, {
+        "n": int(len(tab)),
+        "n_below": below,
+        "share_below": below / len(tab) if len(tab) else np.nan,
+        "median_medape": float(tab["medape"].median()) if len(tab) else np.nan,
+    }
 
 
 def compare_with_paper(table: pd.DataFrame, paper: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
@@ -306,15 +423,26 @@ def compare_with_paper(table: pd.DataFrame, paper: pd.DataFrame, alpha: float = 
     tabs = {"benchmark": "table7", "model": "table8"}
     for _, r in table.iterrows():
         key = f"{r['hypothesis']}|{r['name']}"
-        sel = paper[(paper["table"] == tabs[r["side"]]) & (paper["row"] == key)
-                    & (paper["column"] == f"{r['metric']}_p")]
+        sel = paper[
+            (paper["table"] == tabs[r["side"]]) & (paper["row"] == key) & (paper["column"] == f"{r['metric']}_p")
+        ]
         pp = float(sel["paper"].iloc[0]) if len(sel) else np.nan
         ours = r["p_value"]
-        recs.append({"side": r["side"], "hypothesis": r["hypothesis"], "name": r["name"], "metric": r["metric"],
-                     "paper_p": pp, "our_p": ours, "effect": r["effect"], "n": r["n"],
-                     "paper_reject": bool(np.isfinite(pp) and pp < alpha),
-                     "our_reject": bool(np.isfinite(ours) and ours < alpha),
-                     "agree": bool(np.isfinite(ours) and np.isfinite(pp) and (pp < alpha) == (ours < alpha))})
+        recs.append(
+            {
+                "side": r["side"],
+                "hypothesis": r["hypothesis"],
+                "name": r["name"],
+                "metric": r["metric"],
+                "paper_p": pp,
+                "our_p": ours,
+                "effect": r["effect"],
+                "n": r["n"],
+                "paper_reject": bool(np.isfinite(pp) and pp < alpha),
+                "our_reject": bool(np.isfinite(ours) and ours < alpha),
+                "agree": bool(np.isfinite(ours) and np.isfinite(pp) and (pp < alpha) == (ours < alpha)),
+            }
+        )
     out = pd.DataFrame(recs)
     if out.empty:
         return out

@@ -8,12 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from benchcast.studies.benchpress.hypotheses.stats import (
-    PredictBatch,
-    _errors,
-    _predict_at,
-    wilcoxon_test,
-)
+from benchcast.studies.benchpress.hypotheses.stats import PredictBatch, _errors, _predict_at, wilcoxon_test
 
 
 def _condition_offset(name: str) -> int:
@@ -36,9 +31,16 @@ def temporal_groups(release_dates: Sequence) -> tuple[np.ndarray, np.ndarray, np
     return np.array(order[:c1]), np.array(order[c1:c2]), np.array(order[c2:])
 
 
-def temporal_anchor(M: np.ndarray, release_dates: Sequence, predict_batch: PredictBatch, *, ks: Sequence[int] = (3,),
-                    k_schedule: Sequence[int] = (1, 3, 5, 8, 10, 15), n_seeds: int = 10,
-                    conditions: Sequence[str] = ("A_oldest", "B_middle")) -> pd.DataFrame:
+def temporal_anchor(
+    M: np.ndarray,
+    release_dates: Sequence,
+    predict_batch: PredictBatch,
+    *,
+    ks: Sequence[int] = (3,),
+    k_schedule: Sequence[int] = (1, 3, 5, 8, 10, 15),
+    n_seeds: int = 10,
+    conditions: Sequence[str] = ("A_oldest", "B_middle"),
+) -> pd.DataFrame:
     """Model H9 training-anchor recency: train on the oldest or the middle third, predict the newest.
 
     The paper's code (``H9_temporal/analyze.py``), per condition (training group A = oldest
