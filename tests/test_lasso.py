@@ -102,7 +102,7 @@ def test_lasso_without_feasible_alpha_still_raises():
 
 
 def test_one_path_serves_every_budget_and_round_trips_through_parquet(tmp_path):
-    """The workflow's mtm_lasso job: one path per trial gives each budget exactly the fit a
+    """Lasso's prefit (the workflow's mtm_prefit job): one path per trial gives each budget exactly the fit a
     per-budget fit makes; trials with the same sources share it; the stored tables give back
     the same selections; and the run's fit uses them instead of recomputing the path."""
     import pandas as pd
