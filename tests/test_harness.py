@@ -221,7 +221,7 @@ def test_per_target_similarity_cache_shared_across_runs(matrix, tmp_path, monkey
     """Figure 4's job reads every run of a dataset: a shared cache computes each trial's
     similarities once, and gives the same table as computing them afresh (eq. 4 by hand)."""
     from benchcast import metrics
-    from benchcast.studies.misses_the_mark.analysis import analysis as mtm
+    from benchcast.studies.misses_the_mark import analysis as mtm
 
     sp = make_splits(matrix, "interpolation", TRIALS, SEED)
     paths = []

@@ -5,7 +5,7 @@ import pandas as pd
 from scipy.special import expit
 
 from benchcast.data.item_level import load_response_matrix
-from benchcast.studies.irt_validation.analysis import analysis as iv
+from benchcast.studies.irt_validation import analysis as iv
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)

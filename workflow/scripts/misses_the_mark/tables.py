@@ -1,7 +1,7 @@
 import pandas as pd
 
 from benchcast.plots import annotated_heatmap
-from benchcast.studies.misses_the_mark.analysis import analysis as mtm
+from benchcast.studies.misses_the_mark import analysis as mtm
 from benchcast.tables import write_table
 from benchcast.workflow_support import job_logger
 
