@@ -27,6 +27,7 @@ def test_moves_are_listed_and_changes_fail(tmp_path, capsys):
             "timing/t.parquet": b"3",
             "lasso/timing.parquet": b"4",
             "notes.md": b"5",
+            "tables/misses_the_mark/table2.csv": b"6",
         },
     )
     assert sorted(p for _, p in rd.digests(before)) == [str(before / "runs/y.parquet"), str(before / "tables/x.csv")]
