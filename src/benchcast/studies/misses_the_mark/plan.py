@@ -79,7 +79,7 @@ class Plan:
 
     def __post_init__(self) -> None:
         cfg = self.config
-        iter_item_datasets(cfg["datasets"], self.catalog)
+        specs = iter_item_datasets(cfg["datasets"], self.catalog)  # item-level catalog entries, or DataError
         labels = [m.get("label", m["name"]) for m in cfg["methods"]]
         if len(set(labels)) != len(labels):
             raise ConfigError("config misses_the_mark.methods: a method is listed twice; give repeats a distinct label")
@@ -96,7 +96,7 @@ class Plan:
                 raise ConfigError(
                     f"config misses_the_mark.methods: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}"
                 )
-        check_budgets({"misses_the_mark.budgets": cfg["budgets"]}, iter_item_datasets(cfg["datasets"], self.catalog))
+        check_budgets({"misses_the_mark.budgets": cfg["budgets"]}, specs)
         fig5 = cfg["figure5"]
         check_budgets(
             {"misses_the_mark.figure5.aipw_n / random_sampling_n": [fig5["aipw_n"], fig5["random_sampling_n"]]},
