@@ -9,6 +9,7 @@ import pytest
 
 from benchcast.completion import reliability as R
 from benchcast.completion.evaluation import Fold, evaluate_predictor, train_matrix
+from benchcast.studies.benchpress import settings
 
 # --------------------------------------------------------------------------- helpers
 
@@ -126,12 +127,12 @@ def test_fold_features_aligns_predictions_and_hides_the_fold():
     obs = np.argwhere(np.isfinite(M))
     g.shuffle(obs)
     folds = [Fold(seed=42, fold=0, cells=obs[:10]), Fold(seed=42, fold=1, cells=obs[10:20])]
-    configs = [R.SELECTED_CONFIG, *R.LAMBDA_STACK[:1], *R.STRONG_STACK[:2]]
+    configs = [settings.SELECTED_CONFIG, *settings.LAMBDA_STACK[:1], *settings.STRONG_STACK[:2]]
     preds = {}
     for k, c in enumerate(configs):
         df = evaluate_predictor(M, folds, lambda tr, k=k: np.nan_to_num(tr, nan=50.0 + k))
         preds[c.key] = df.sample(frac=1.0, random_state=k)  # any row order
-    t = R.fold_features(M, folds, preds, lambda_stack=configs[:2], strong_stack=configs[2:])
+    t = R.fold_features(M, folds, preds, selected=configs[0], lambda_stack=configs[:2], strong_stack=configs[2:])
     assert len(t) == 20
     np.testing.assert_array_equal(t["fold_id"], np.repeat([0, 1], 10))
     np.testing.assert_array_equal(t[["model", "benchmark"]].to_numpy(), np.vstack([f.cells for f in folds]))
@@ -147,7 +148,8 @@ def test_fold_features_aligns_predictions_and_hides_the_fold():
         R.fold_features(
             M,
             folds,
-            {k: v for k, v in preds.items() if k != R.SELECTED_CONFIG.key},
+            {k: v for k, v in preds.items() if k != settings.SELECTED_CONFIG.key},
+            selected=settings.SELECTED_CONFIG,
             lambda_stack=configs[:2],
             strong_stack=configs[2:],
         )
@@ -174,11 +176,11 @@ def test_risk_model_never_trained_on_the_evaluated_fold_spy():
         calls.append((final_seed, set(np.unique(fold_ids).tolist())))
         return Const(len(X))
 
-    est = R.leave_fold_out_risk(df, "hybrid", fitter=spy)
+    est = R.leave_fold_out_risk(df, "hybrid", seed=7, grid=((),), fitter=spy)
     all_folds = set(range(6))
     assert len(calls) == 6
     for final_seed, seen in calls:
-        f = final_seed - R.SEED - 1000
+        f = final_seed - 7 - 1000
         assert f not in seen and seen == all_folds - {f}
     assert np.isfinite(est.risk).all()
 
@@ -186,11 +188,11 @@ def test_risk_model_never_trained_on_the_evaluated_fold_spy():
 def test_risk_of_a_fold_does_not_depend_on_its_own_errors():
     df = _synthetic_table()
     grid = ((), (8,))
-    base = R.leave_fold_out_risk(df, "hybrid", grid=grid)
+    base = R.leave_fold_out_risk(df, "hybrid", seed=42, grid=grid)
     changed = df.copy()
     own = changed["fold_id"] == 2
     changed.loc[own, "abs_err"] = changed.loc[own, "abs_err"][::-1].to_numpy() * 50.0 + 7.0
-    other = R.leave_fold_out_risk(changed, "hybrid", grid=grid)
+    other = R.leave_fold_out_risk(changed, "hybrid", seed=42, grid=grid)
     np.testing.assert_array_equal(other.risk[own], base.risk[own])
     assert not np.allclose(other.risk[~own], base.risk[~own])
     assert set(base.architecture) == set(range(6)) and set(base.architecture.values()) <= {"ridge", "mlp_8"}
@@ -200,7 +202,7 @@ def test_fit_risk_model_inner_selection_and_ranking():
     df = _synthetic_table(n_folds=10, per_fold=150, seed=4)
     X = df[list(R.FEATURE_SETS["hybrid"])].to_numpy()
     y = R.risk_target(df["abs_err"].to_numpy())
-    model = R.fit_risk_model(X, y, df["fold_id"].to_numpy(), grid=((), (8,)))
+    model = R.fit_risk_model(X, y, df["fold_id"].to_numpy(), 42, grid=((), (8,)))
     assert set(model.validation_medae) == {"ridge", "mlp_8"}
     assert model.name == min(model.validation_medae, key=model.validation_medae.get)
     risk = model.risk(X)
@@ -217,7 +219,7 @@ def test_fit_risk_model_inner_selection_and_ranking():
 
 def test_unknown_kind_rejected():
     with pytest.raises(ValueError, match="unknown reliability estimator"):
-        R.leave_fold_out_risk(_synthetic_table(), "oracle")
+        R.leave_fold_out_risk(_synthetic_table(), "oracle", seed=42, grid=((),))
 
 
 # --------------------------------------------------------------------------- evaluation and calibration

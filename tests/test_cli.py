@@ -10,9 +10,11 @@ import pytest
 
 from benchcast.cli import main
 from benchcast.completion.deploy import DeployedReliability, build_deployed, complete_new_model
-from benchcast.completion.reliability import FEATURE_SETS, SELECTED_CONFIG
+from benchcast.completion.predictors import PredictorConfig, PredictorSet
+from benchcast.completion.reliability import FEATURE_SETS
 from benchcast.data.aggregate import read_benchpress, write_aggregate
 from benchcast.errors import DataError
+from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS, SELECTED_CONFIG
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +48,7 @@ def toy(tmp_path_factory):
         trust_threshold=10.0,
         trust_risk=[1.0, 3.0],
         trust_probability=[0.9, 0.5],
+        predictors=PAPER_PREDICTORS.to_dict(),
     )
     rel.to_json(root / "rel_folds.json")
     # the same network calibrated for new models: k = 3 known scores, then k = 5 (narrower)
@@ -144,11 +147,12 @@ def test_deployed_model_roundtrip_and_calibration(tmp_path):
     scale = 0.5 + 2.0 * X[:, 0]
     err = np.abs(rng.normal(size=n) * scale)
     feats = pd.DataFrame(X, columns=names).assign(abs_err=err, fold_id=np.repeat(np.arange(6), n // 6))
-    model, ev = build_deployed(feats, "hybrid", seed=1)
+    model, ev = build_deployed(feats, "hybrid", predictors=PAPER_PREDICTORS, seed=1, grid=DEFAULT_GRID)
     assert 0.87 <= ev["conformal"].coverage <= 0.93
     model.to_json(tmp_path / "m.json")
     again = DeployedReliability.from_json(tmp_path / "m.json")
     np.testing.assert_allclose(again.risk(X[:50]), model.risk(X[:50]))
+    assert again.predictor_set() == PAPER_PREDICTORS
     assert np.corrcoef(model.risk(X), scale)[0, 1] > 0.5  # the risk tracks the planted noise scale
     t = again.trust(np.array([0.0, 1.0, 5.0, 1e6]))
     assert (np.diff(t) <= 1e-12).all() and ((t >= 0) & (t <= 1)).all()
@@ -163,8 +167,28 @@ def test_complete_new_model_without_reliability_is_point_only():
     rng = np.random.default_rng(1)
     M = 100 / (1 + np.exp(-(rng.normal(size=(12, 2)) @ rng.normal(size=(2, 5)))))
     M[rng.random(M.shape) < 0.2] = np.nan
-    out = complete_new_model(M, [f"b{j}" for j in range(5)], {"b0": 40.0}, None)
+    out = complete_new_model(M, [f"b{j}" for j in range(5)], {"b0": 40.0}, None, predictor=SELECTED_CONFIG)
     assert out.known.sum() == 1 and out.score.notna().all() and out.lower.isna().all()
+    with pytest.raises(ValueError, match="point predictor"):
+        complete_new_model(M, [f"b{j}" for j in range(5)], {"b0": 40.0}, None)
+
+
+def test_a_reliability_model_completes_with_the_predictors_it_records(toy):
+    """The deployed model's ``predictors`` (not a library default) make the point predictions."""
+    from benchcast.data.aggregate import load_score_matrix
+
+    M, _, benchmarks = load_score_matrix(*(toy / "data" / f"{k}.parquet" for k in ("scores", "models", "benchmarks")))
+    ids = list(benchmarks["benchmark_id"])
+    other = PredictorConfig.of("identity", "soft_impute", rank=2)
+    rel = DeployedReliability.from_json(toy / "rel.json")
+    rel.predictors = PredictorSet(other, PAPER_PREDICTORS.lambda_stack, PAPER_PREDICTORS.strong_stack).to_dict()
+    out = complete_new_model(M, ids, {"bench_0": 55.5, "bench_3": 20.0}, rel)
+    row = np.full(M.shape[1], np.nan)
+    row[[0, 3]] = [55.5, 20.0]
+    missing = ~out["known"].to_numpy()
+    expect = other.predict(np.vstack([M, row]))[-1]
+    np.testing.assert_allclose(out["score"].to_numpy()[missing], expect[missing])
+    assert not np.allclose(expect[missing], SELECTED_CONFIG.predict(np.vstack([M, row]))[-1][missing])
 
 
 def test_k_known_picks_the_calibration_and_bounds_stay_valid(toy, tmp_path, capsys):

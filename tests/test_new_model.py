@@ -16,6 +16,9 @@ from benchcast.completion.new_model import (
     leave_model_out_cells,
     pick_models,
 )
+from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS, SELECTED_CONFIG
+
+PAPER = {"predictors": PAPER_PREDICTORS}
 
 
 def toy_matrix(n_models=20, n_bench=12, seed=3) -> np.ndarray:
@@ -38,7 +41,7 @@ def test_scales_and_floors_known_answers():
 
 @pytest.fixture(scope="module")
 def cells():
-    return leave_model_out_cells(toy_matrix(), [3, 5], repeats=1, groups=4, seed=1)
+    return leave_model_out_cells(toy_matrix(), [3, 5], **PAPER, repeats=1, groups=4, seed=1)
 
 
 def test_calibration_cells_are_the_unrevealed_scores_of_removed_models(cells):
@@ -59,21 +62,23 @@ def test_a_calibration_cell_is_what_complete_new_model_predicts(cells):
     row = cells[(cells.model == 7) & (cells.k == 3)]
     known = np.setdiff1d(np.flatnonzero(np.isfinite(M[7])), row.benchmark)
     ids = [f"b{j}" for j in range(M.shape[1])]
-    table = complete_new_model(np.delete(M, 7, axis=0), ids, {ids[j]: M[7, j] for j in known}, None)
+    table = complete_new_model(
+        np.delete(M, 7, axis=0), ids, {ids[j]: M[7, j] for j in known}, None, predictor=SELECTED_CONFIG
+    )
     np.testing.assert_allclose(table.score.to_numpy()[row.benchmark], row.predicted, atol=1e-10)
 
 
 def test_cells_do_not_depend_on_n_jobs_or_other_models_and_are_seeded(cells):
     some = np.array([2, 5, 11])
-    again = leave_model_out_cells(toy_matrix(), [3, 5], repeats=1, groups=4, seed=1, models=some, n_jobs=2)
+    again = leave_model_out_cells(toy_matrix(), [3, 5], **PAPER, repeats=1, groups=4, seed=1, models=some, n_jobs=2)
     mine = cells[cells.model.isin(some)].reset_index(drop=True)
     pd.testing.assert_frame_equal(mine.drop(columns="fold_id"), again.drop(columns="fold_id"))
-    other = leave_model_out_cells(toy_matrix(), [3], repeats=1, groups=4, seed=2, models=some)
+    other = leave_model_out_cells(toy_matrix(), [3], **PAPER, repeats=1, groups=4, seed=2, models=some)
     assert not np.array_equal(mine[mine.k == 3].benchmark.to_numpy(), other.benchmark.to_numpy())
 
 
 def test_reliability_is_calibrated_per_k_and_holds_on_held_out_models(cells):
-    model, by_k = build_new_model_reliability(cells, level=0.9, seed=0)
+    model, by_k = build_new_model_reliability(cells, **PAPER, grid=DEFAULT_GRID, level=0.9, seed=0)
     assert model.calibration == "new_model" and model.trust_scale == "percent_of_scale"
     assert sorted(model.by_k) == ["3", "5"] and list(by_k.k) == [3, 5]
     assert model.calibration_for(4)[0] == 3 and model.calibration_for(9)[0] == 5 and model.calibration_for(1)[0] == 3
@@ -82,8 +87,8 @@ def test_reliability_is_calibrated_per_k_and_holds_on_held_out_models(cells):
     # new models from the same population: the check's coverage is near the nominal 90%
     big = toy_matrix(n_models=40, seed=4)
     held = pick_models(big, 10, 8, seed=0, stream="check")
-    rest_cells = leave_model_out_cells(np.delete(big, held, axis=0), [5], repeats=1, groups=5, seed=0)
-    rel, _ = build_new_model_reliability(rest_cells, level=0.9, seed=0)
+    rest_cells = leave_model_out_cells(np.delete(big, held, axis=0), [5], **PAPER, repeats=1, groups=5, seed=0)
+    rel, _ = build_new_model_reliability(rest_cells, **PAPER, grid=DEFAULT_GRID, level=0.9, seed=0)
     check = check_new_models(big, [f"b{j}" for j in range(big.shape[1])], held, 5, rel, draws=2, seed=0)
     summary = check_summary(check, 0.9)
     assert len(check) >= 80 and 0.8 <= summary.coverage.iloc[0] <= 0.98

@@ -30,11 +30,12 @@ import numpy as np
 import pandas as pd
 
 from benchcast.errors import BenchcastError, DataError
+from benchcast.studies.benchpress import settings as benchpress
 
 __all__ = ["main", "read_known_scores", "validate_known_scores"]
 
-DEFAULT_DATA = "results/data/benchpress"
-DEFAULT_RELIABILITY = "results/models/benchpress/reliability.json"
+DEFAULT_DATA = benchpress.DATA_DIR
+DEFAULT_RELIABILITY = benchpress.RELIABILITY_PATH
 
 
 def _reject_duplicate_keys(pairs, path):
@@ -181,7 +182,7 @@ def _load_matrix(data: str | Path):
                 p,
                 "(file)",
                 "the ingested BenchPress matrix is missing",
-                "run `snakemake results/data/benchpress/scores.parquet --cores 1` or pass --data",
+                f"run `snakemake {benchpress.DATA_DIR}/scores.parquet --cores 1` or pass --data",
             )
     return load_score_matrix(paths["scores"], paths["models"], paths["benchmarks"])
 
@@ -206,7 +207,9 @@ def _complete(args: argparse.Namespace) -> int:
     )
     reliability = None if args.no_intervals else DeployedReliability.from_json(args.reliability)
     with threadpool_limits(1):  # small SVDs / solves: threads only add overhead
-        table = complete_new_model(M, list(benchmarks["benchmark_id"]), known, reliability)
+        table = complete_new_model(
+            M, list(benchmarks["benchmark_id"]), known, reliability, predictor=benchpress.SELECTED_CONFIG
+        )
     for c in ("name", "category"):
         if c in benchmarks.columns:
             table.insert(1 if c == "name" else 2, c, benchmarks[c].to_numpy())

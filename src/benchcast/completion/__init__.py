@@ -1,4 +1,4 @@
-"""Benchmark-level score completion (the BenchPress study).
+"""Benchmark-level score completion.
 
 A models x benchmarks score matrix is mostly missing and on mixed scales. The pipeline of
 BenchPress Section 4.1 completes it in four steps, each in its own module:
@@ -8,5 +8,11 @@ BenchPress Section 4.1 completes it in four steps, each in its own module:
 * :mod:`.completers` -- the twelve completion methods of Appendix C.1, all operating on the
   transformed, standardized matrix (NaN = missing);
 * :mod:`.pipeline` -- transform -> standardize -> complete -> invert, as one call;
-* :mod:`.evaluation` -- the paper's held-out folds, per-fold MedAPE / MedAE / coverage.
+  :mod:`.predictors` names one such configuration and the sets the reliability layer uses;
+* :mod:`.evaluation` -- held-out folds, per-fold MedAPE / MedAE / coverage;
+* :mod:`.reliability`, :mod:`.deploy`, :mod:`.new_model` -- risk models, intervals and trust
+  for completed cells and for a new model's row.
+
+Everything here takes its settings as arguments; the BenchPress paper's choices (default
+predictor, stacks, architecture grid, seeds) are in :mod:`benchcast.studies.benchpress.settings`.
 """

@@ -6,7 +6,8 @@ model file from anywhere is safe to load). :func:`complete_new_model` then takes
 model's known scores, appends its row to the score matrix and returns, for every other
 benchmark:
 
-* the default predictor's point prediction (Logit Bias ALS, rank 2, lambda 0.1);
+* the point prediction of the predictor the model was calibrated for (its ``predictors``: for
+  BenchPress Logit Bias ALS, rank 2, lambda 0.1, with the paper's two stacks);
 * a split-conformal interval ``prediction +- q * risk`` (Appendix E.2), where ``risk`` is the
   hybrid reliability model's risk for that cell and ``q`` the ``level`` quantile of
   ``|error| / risk`` over every held-out cell of the folds (leave-fold-out risks, so ``q`` is
@@ -21,15 +22,16 @@ architecture selection; the conformal scale pools all folds.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from benchcast.completion.predictors import PredictorConfig, PredictorSet
 from benchcast.completion.reliability import (
     FEATURE_SETS,
-    SELECTED_CONFIG,
     RiskEstimate,
     RiskModel,
     conformal_intervals,
@@ -43,7 +45,7 @@ from benchcast.errors import DataError
 
 __all__ = ["DeployedReliability", "build_deployed", "complete_new_model", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 def _export_estimator(model: RiskModel) -> dict:
@@ -86,6 +88,9 @@ class DeployedReliability:
     trust_threshold: float
     trust_risk: list[float]
     trust_probability: list[float]
+    # the point predictor and the two stacks (PredictorSet.to_dict()) whose features the risk
+    # network reads; a new model is completed with exactly these
+    predictors: dict
     heldout: dict = field(default_factory=dict)  # coverage / width measured on the calibration cells
     # How it was calibrated: "folds" (the paper's held-out cells of known models) or "new_model"
     # (leave-models-out cells with k known scores: benchcast.completion.new_model).
@@ -117,6 +122,9 @@ class DeployedReliability:
             if k < len(self.layers) - 1:
                 h = np.maximum(h, 0.0)
         return np.maximum(np.expm1(h[:, 0]), 0.0)
+
+    def predictor_set(self) -> PredictorSet:
+        return PredictorSet.from_dict(self.predictors)
 
     def trust(self, risk: np.ndarray, k: int | None = None) -> np.ndarray:
         """Trust probability of cells with this ``risk`` (already divided by the benchmark's scale
@@ -161,10 +169,13 @@ class DeployedReliability:
 def build_deployed(
     features: pd.DataFrame,
     kind: str = "hybrid",
+    *,
+    predictors: PredictorSet,
+    seed: int,
+    grid: Sequence[tuple[int, ...]],
     level: float = 0.9,
     threshold: float = 10.0,
     bins: int = 20,
-    seed: int = 42,
     n_jobs: int = 1,
     lfo: RiskEstimate | None = None,
     scale: np.ndarray | None = None,
@@ -172,14 +183,15 @@ def build_deployed(
     """Fit the deployable reliability model from the per-cell fold feature table.
 
     ``features`` is :func:`benchcast.completion.reliability.fold_features` of the held-out
-    folds. Returns the model and the leave-fold-out evaluation it was calibrated on
+    folds, computed with ``predictors``; ``seed`` and ``grid`` go to the risk model's fit
+    (:func:`~benchcast.completion.reliability.fit_risk_model`). Returns the model and the leave-fold-out evaluation it was calibrated on
     (``risk``, the :class:`~benchcast.completion.reliability.ConformalResult`, the trust
     calibration). ``lfo`` reuses already cross-fitted risks of ``kind``. ``scale`` (per cell)
     makes trust scale-aware: calibrated on ``error / scale * 100`` and ``risk / scale * 100``.
     """
     names = list(FEATURE_SETS[kind])
     if lfo is None:
-        lfo = leave_fold_out_risk(features, kind, seed=seed, n_jobs=n_jobs)
+        lfo = leave_fold_out_risk(features, kind, seed=seed, grid=grid, n_jobs=n_jobs)
     elif lfo.kind != kind:
         raise ValueError(f"lfo risks are for {lfo.kind!r}, not {kind!r}")
     err = features["abs_err"].to_numpy(dtype=np.float64)
@@ -191,7 +203,7 @@ def build_deployed(
     X = features[names].to_numpy(dtype=np.float64)
     y = risk_target(err)
     good = np.all(np.isfinite(X), axis=1) & np.isfinite(y)
-    final = fit_risk_model(X[good], y[good], features["fold_id"].to_numpy()[good], seed=seed)
+    final = fit_risk_model(X[good], y[good], features["fold_id"].to_numpy()[good], seed, grid=grid)
     exported = _export_estimator(final)
     model = DeployedReliability(
         features=names,
@@ -204,6 +216,7 @@ def build_deployed(
         trust_threshold=threshold,
         trust_risk=trust.bin_risk_median.tolist(),
         trust_probability=trust.bin_calibrated.tolist(),
+        predictors=predictors.to_dict(),
         trust_scale="points" if scale is None else "percent_of_scale",
         heldout={
             "coverage": conf.coverage,
@@ -224,6 +237,8 @@ def complete_new_model(
     benchmark_ids: list[str],
     known: dict[str, float],
     reliability: DeployedReliability | None,
+    *,
+    predictor: PredictorConfig | None = None,
     is_percentage: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Predict every benchmark a new model has no score for.
@@ -233,7 +248,9 @@ def complete_new_model(
     M : (models, benchmarks) score matrix of the other models, NaN = missing.
     benchmark_ids : column ids of ``M``.
     known : the new model's scores by benchmark id (validated by the caller).
-    reliability : the deployed reliability model; None gives point predictions only.
+    reliability : the deployed reliability model (its predictors complete the row); None gives
+        point predictions only, from ``predictor``.
+    predictor : the point predictor when ``reliability`` is None.
     is_percentage : per-column percentage flags for clipping; default the observed-range rule.
 
     Returns
@@ -246,16 +263,21 @@ def complete_new_model(
     """
     from benchcast.completion.new_model import benchmark_scales, interval_floor, new_row_predictions
 
+    if reliability is None and predictor is None:
+        raise ValueError("complete_new_model needs a reliability model or a point predictor")
+    predictors = None if reliability is None else reliability.predictor_set()
     col = {b: k for k, b in enumerate(benchmark_ids)}
     row = np.full(M.shape[1], np.nan)
     for b, s in known.items():
         row[col[b]] = s
     M_aug = np.vstack([M, row[None, :]])
     missing = np.flatnonzero(np.isnan(row))
-    if reliability is None or missing.size == 0:
-        pred = SELECTED_CONFIG.predict(M_aug)[-1]
+    if predictors is None:
+        pred = predictor.predict(M_aug)[-1]
+    elif missing.size == 0:
+        pred = predictors.selected.predict(M_aug)[-1]
     else:
-        pred, feats = new_row_predictions(M_aug, missing)
+        pred, feats = new_row_predictions(M_aug, missing, predictors)
     out = pd.DataFrame(
         {"benchmark_id": benchmark_ids, "known": ~np.isnan(row), "score": np.where(np.isnan(row), pred, row)}
     )

@@ -10,7 +10,8 @@ deployment cell is (the paper is silent on deployment calibration; these choices
 1. a model with at least ``k + 1`` observed scores is removed from the matrix;
 2. ``k`` of its observed scores, drawn at random (seed stream ``new_model``), are its known scores;
 3. its row is appended and completed exactly as :func:`~benchcast.completion.deploy.complete_new_model`
-   does (default predictor, the two stacks, support features from the augmented matrix);
+   does (the point predictor and the two stacks of a
+   :class:`~benchcast.completion.predictors.PredictorSet`, support features from the augmented matrix);
 4. its other observed scores are the calibration cells (error of the default predictor).
 
 The hybrid risk model is fitted on these cells with the paper's architecture selection, cross-fitted
@@ -22,16 +23,13 @@ benchmarks and the range of the benchmark's observed scores otherwise (Elo, doll
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
-from benchcast.completion.reliability import (
-    LAMBDA_STACK,
-    SELECTED_CONFIG,
-    STRONG_STACK,
-    ensemble_features,
-    support_features,
-)
+from benchcast.completion.predictors import PredictorSet
+from benchcast.completion.reliability import ensemble_features, support_features
 from benchcast.completion.transforms import percentage_columns
 from benchcast.seeding import rng
 
@@ -78,23 +76,25 @@ def interval_floor(M: np.ndarray, is_percentage: np.ndarray | None = None) -> np
     return np.where(pct | nonneg, 0.0, -np.inf)
 
 
-def new_row_predictions(M_aug: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, pd.DataFrame]:
+def new_row_predictions(
+    M_aug: np.ndarray, cells: np.ndarray, predictors: PredictorSet
+) -> tuple[np.ndarray, pd.DataFrame]:
     """Complete the last row of ``M_aug`` (the new model) and the reliability features of ``cells``.
 
-    Returns the default predictor's completed row and the hybrid features (:data:`ENSEMBLE_FEATURES`
-    from the two stacks, :data:`SUPPORT_FEATURES` from ``M_aug``) of the columns ``cells``.
+    Returns the selected predictor's completed row and the hybrid features (ensemble features
+    from the two stacks, support features from ``M_aug``) of the columns ``cells``.
     """
     target = M_aug.shape[0] - 1
     done: dict[str, np.ndarray] = {}
 
-    def row(cfg) -> np.ndarray:  # cfg: a PredictorConfig; the selected one is also in the lambda stack
+    def row(cfg) -> np.ndarray:  # cfg: a PredictorConfig; the selected one may also be in a stack
         if cfg.key not in done:
             done[cfg.key] = cfg.predict(M_aug)[target]
         return done[cfg.key]
 
-    pred = row(SELECTED_CONFIG)
-    stack_l = np.stack([row(c)[cells] for c in LAMBDA_STACK])
-    stack_s = np.stack([row(c)[cells] for c in STRONG_STACK])
+    pred = row(predictors.selected)
+    stack_l = np.stack([row(c)[cells] for c in predictors.lambda_stack])
+    stack_s = np.stack([row(c)[cells] for c in predictors.strong_stack])
     feats = pd.concat(
         [ensemble_features(pred[cells], stack_l, stack_s), support_features(M_aug, np.full(cells.size, target), cells)],
         axis=1,
@@ -106,6 +106,7 @@ def leave_model_out_cells(
     M: np.ndarray,
     k_known: list[int],
     *,
+    predictors: PredictorSet,
     repeats: int = 1,
     groups: int = 10,
     models: np.ndarray | None = None,
@@ -119,6 +120,7 @@ def leave_model_out_cells(
     ----------
     M : (models, benchmarks) score matrix, NaN = missing.
     k_known : numbers of known scores to simulate (each model, each k, each repeat).
+    predictors : the point predictor and the two stacks that complete each model's row.
     repeats : independent draws of the known scores per (model, k).
     groups : models are dealt into this many groups (seeded shuffle); ``fold_id`` is the group, so
         cross-fitting over ``fold_id`` never calibrates a model's cells with its own.
@@ -142,12 +144,12 @@ def leave_model_out_cells(
     group = np.empty(models.size, dtype=np.int64)
     group[order] = np.arange(models.size) % max(1, int(groups))
     if n_jobs == 1:
-        per_model = [_model_cells(M, int(i), int(g), k_known, repeats, seed) for g, i in zip(group, models)]
+        per_model = [_model_cells(M, int(i), int(g), k_known, repeats, seed, predictors) for g, i in zip(group, models)]
     else:
         from joblib import Parallel, delayed
 
         per_model = Parallel(n_jobs=n_jobs)(
-            delayed(_model_cells)(M, int(i), int(g), k_known, repeats, seed) for g, i in zip(group, models)
+            delayed(_model_cells)(M, int(i), int(g), k_known, repeats, seed, predictors) for g, i in zip(group, models)
         )
     parts = [p for p in per_model if p is not None]
     log(f"{len(parts)} models, {sum(len(p) for p in parts)} calibration cells")
@@ -156,7 +158,9 @@ def leave_model_out_cells(
     return pd.concat(parts, ignore_index=True)
 
 
-def _model_cells(M: np.ndarray, i: int, g: int, k_known: list[int], repeats: int, seed: int) -> pd.DataFrame | None:
+def _model_cells(
+    M: np.ndarray, i: int, g: int, k_known: list[int], repeats: int, seed: int, predictors: PredictorSet
+) -> pd.DataFrame | None:
     """The calibration cells of one model (all its k and repeats); one BLAS thread."""
     from threadpoolctl import threadpool_limits
 
@@ -173,7 +177,7 @@ def _model_cells(M: np.ndarray, i: int, g: int, k_known: list[int], repeats: int
                 new = np.full(M.shape[1], np.nan)
                 new[known] = M[i, known]
                 M_aug = np.vstack([rest, new[None, :]])
-                pred, feats = new_row_predictions(M_aug, cells)
+                pred, feats = new_row_predictions(M_aug, cells, predictors)
                 head = pd.DataFrame(
                     {
                         "fold_id": g,
@@ -192,9 +196,18 @@ def _model_cells(M: np.ndarray, i: int, g: int, k_known: list[int], repeats: int
 
 
 def build_new_model_reliability(
-    cells: pd.DataFrame, *, level: float = 0.9, threshold: float = 10.0, bins: int = 20, seed: int = 42, n_jobs: int = 1
+    cells: pd.DataFrame,
+    *,
+    predictors: PredictorSet,
+    seed: int,
+    grid: Sequence[tuple[int, ...]],
+    level: float = 0.9,
+    threshold: float = 10.0,
+    bins: int = 20,
+    n_jobs: int = 1,
 ):
-    """The deployable reliability model from :func:`leave_model_out_cells`.
+    """The deployable reliability model from :func:`leave_model_out_cells` (made with ``predictors``;
+    ``seed`` and ``grid`` go to the risk model's fit).
 
     The hybrid risk model is fitted on all cells (architecture selection as Appendix E.2, the
     model groups as folds); the conformal scale and the trust calibration of each ``k`` use the
@@ -204,10 +217,20 @@ def build_new_model_reliability(
     from benchcast.completion.deploy import build_deployed
     from benchcast.completion.reliability import leave_fold_out_risk, trust_calibration
 
-    lfo = leave_fold_out_risk(cells, "hybrid", seed=seed, n_jobs=n_jobs)
+    lfo = leave_fold_out_risk(cells, "hybrid", seed=seed, grid=grid, n_jobs=n_jobs)
     scale = cells["scale"].to_numpy(dtype=np.float64)
     model, _ = build_deployed(
-        cells, "hybrid", level=level, threshold=threshold, bins=bins, seed=seed, n_jobs=n_jobs, lfo=lfo, scale=scale
+        cells,
+        "hybrid",
+        predictors=predictors,
+        seed=seed,
+        grid=grid,
+        level=level,
+        threshold=threshold,
+        bins=bins,
+        n_jobs=n_jobs,
+        lfo=lfo,
+        scale=scale,
     )
     err = cells["abs_err"].to_numpy(dtype=np.float64)
     risk = lfo.risk
@@ -358,16 +381,34 @@ def deploy_reliability(
     threshold: float,
     bins: int,
     risk_seed: int,
+    predictors: PredictorSet,
+    risk_grid: Sequence[tuple[int, ...]],
     n_jobs: int = 1,
     log=lambda s: None,
 ):
     """Calibration cells and the deployable model for new models, from the settings of config
-    ``benchpress.deploy`` (and ``benchpress.reliability`` for level, threshold, bins, risk_seed)."""
+    ``benchpress.deploy`` (and ``benchpress.reliability`` for level, threshold, bins, risk_seed),
+    the predictors that complete a row and the risk model's architecture grid."""
     models = pick_models(M, max_models, min(k_known) + 1, seed, "new_model_models")
     cells = leave_model_out_cells(
-        M, k_known, repeats=repeats, groups=groups, models=models, seed=seed, n_jobs=n_jobs, log=log
+        M,
+        k_known,
+        predictors=predictors,
+        repeats=repeats,
+        groups=groups,
+        models=models,
+        seed=seed,
+        n_jobs=n_jobs,
+        log=log,
     )
     model, by_k = build_new_model_reliability(
-        cells, level=level, threshold=threshold, bins=bins, seed=risk_seed, n_jobs=n_jobs
+        cells,
+        predictors=predictors,
+        seed=risk_seed,
+        grid=risk_grid,
+        level=level,
+        threshold=threshold,
+        bins=bins,
+        n_jobs=n_jobs,
     )
     return cells, model, by_k

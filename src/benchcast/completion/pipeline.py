@@ -7,10 +7,7 @@ import numpy as np
 from benchcast.completion.completers import complete, get_completer
 from benchcast.completion.transforms import Standardized, get_transform, standardize, unstandardize
 
-__all__ = ["predict_scores", "DEFAULT_PREDICTOR"]
-
-DEFAULT_PREDICTOR = {"transform": "logit", "method": "bias_als", "params": {"rank": 2, "lam": 0.1}}
-"""BenchPress's default score predictor: Logit Bias ALS, rank 2, lambda 0.1 (Finding 2)."""
+__all__ = ["predict_scores"]
 
 
 def predict_scores(

@@ -1,12 +1,12 @@
-"""Reliability of BenchPress point predictions (BenchPress Section 6.2, Appendix E.2).
+"""Reliability of completed scores (BenchPress Section 6.2, Appendix E.2).
 
-For every held-out cell of the paper's 30 folds a *risk model* predicts how far the fixed
-Logit Bias ALS prediction (rank 2, lambda 0.1) is likely to be from the hidden score. Three
-estimators differ only in their features:
+For every held-out cell of a set of folds a *risk model* predicts how far a fixed point
+predictor's completion is likely to be from the hidden score. Three estimators differ only
+in their features:
 
 * **ensemble spread** -- disagreement of two stacks of alternative predictions for the same
-  cell (:func:`ensemble_features`): the Logit Bias ALS lambda stack and 12 strong
-  full-coverage configurations;
+  cell (:func:`ensemble_features`; the predictors are a
+  :class:`~benchcast.completion.predictors.PredictorSet`);
 * **matrix support** -- evidence in the fold's training matrix (:func:`support_features`):
   observation counts, median scores, the benchmark's spread and the strongest correlated
   peer model / neighbour benchmark;
@@ -14,23 +14,21 @@ estimators differ only in their features:
 
 The risk model (:func:`fit_risk_model`) regresses ``log(1 + |error|)`` on the features
 (clipped at 0, ``log1p``, standardized on the training split) and chooses its architecture
-(ridge, or a ReLU MLP with 16, 32 or 64-32 hidden units) on an inner split of the training
-folds. :func:`leave_fold_out_risk` cross-fits it so that a cell's risk never depends on its
-own fold. The risk is then evaluated / calibrated three ways: the risk-coverage curve
-(:func:`risk_coverage`), leave-fold-out split-conformal intervals
-(:func:`conformal_intervals`) and a monotone trust probability (:func:`trust_calibration`).
+(from a grid of ridge / ReLU MLP candidates) on an inner split of the training folds.
+:func:`leave_fold_out_risk` cross-fits it so that a cell's risk never depends on its own fold.
+The risk is then evaluated / calibrated three ways: the risk-coverage curve
+(:func:`risk_coverage`), leave-fold-out split-conformal intervals (:func:`conformal_intervals`)
+and a monotone trust probability (:func:`trust_calibration`).
 
-Where the paper's text is silent, the paper's released code (``microsoft/benchpress``:
-``benchpress/methods/confidence.py``, ``experiments/sec4_building_benchpress/
-confidence_calibration/run.py``, the website's interval script) is followed; each such
-point is said in the function's docstring. One point where text and code disagree:
-
-* the text lists a *linear ridge model with zero hidden layers* among the candidate
-  architectures; the released code's grid is MLP-only, ``[(16,), (32,), (64, 32)]``. The
-  default grid here is the text's (:data:`DEFAULT_GRID`); pass :data:`PAPER_CODE_GRID` for
-  the code's. The ridge candidate is ``sklearn.linear_model.Ridge(alpha=1e-3)``: that is the
-  exact minimiser of the zero-hidden-layer MLP objective with the MLP's L2 penalty 1e-3
-  (scikit-learn's MLP loss is ``mean squared error / 2 + alpha ||W||^2 / (2 n)``).
+The predictors, the architecture grid and the base seed are arguments; the paper's values are
+in :mod:`benchcast.studies.benchpress.settings`. Where the paper's text is silent, the paper's
+released code (``microsoft/benchpress``: ``benchpress/methods/confidence.py``,
+``experiments/sec4_building_benchpress/confidence_calibration/run.py``, the website's interval
+script) is followed; each such point is said in the function's docstring. A ridge candidate
+(``()`` in a grid, the text's zero-hidden-layer model; the released code's grid is MLP-only)
+is ``sklearn.linear_model.Ridge(alpha=1e-3)``: that is the exact minimiser of the
+zero-hidden-layer MLP objective with the MLP's L2 penalty 1e-3 (scikit-learn's MLP loss is
+``mean squared error / 2 + alpha ||W||^2 / (2 n)``).
 """
 
 from __future__ import annotations
@@ -50,20 +48,12 @@ from sklearn.preprocessing import StandardScaler
 
 from benchcast.completion.correlation import pairwise_abs_pearson
 from benchcast.completion.evaluation import Fold, train_matrix
-from benchcast.completion.pipeline import DEFAULT_PREDICTOR, predict_scores
+from benchcast.completion.predictors import PredictorConfig
 
 __all__ = [
-    "PredictorConfig",
-    "config_key",
-    "SELECTED_CONFIG",
-    "LAMBDA_STACK",
-    "STRONG_STACK",
     "ENSEMBLE_FEATURES",
     "SUPPORT_FEATURES",
     "FEATURE_SETS",
-    "DEFAULT_GRID",
-    "PAPER_CODE_GRID",
-    "SEED",
     "ensemble_features",
     "best_abs_correlation",
     "support_features",
@@ -80,70 +70,6 @@ __all__ = [
     "TrustCalibration",
     "trust_calibration",
 ]
-
-SEED = 42
-"""Base seed of the risk models (Appendix E.2: "deterministic seeds derived from base seed 42")."""
-
-
-# --------------------------------------------------------------------------- predictor configs
-
-
-def config_key(transform: str, method: str, params: Mapping | None = None) -> str:
-    """The key of one score-predictor configuration, e.g. ``"logit|bias_als|lam=0.1,rank=2"``."""
-    p = ",".join(f"{k}={v}" for k, v in sorted((params or {}).items()))
-    return f"{transform}|{method}|{p}"
-
-
-@dataclass(frozen=True)
-class PredictorConfig:
-    """One transform x completion-method configuration of Section 4.2."""
-
-    transform: str
-    method: str
-    params: tuple[tuple[str, object], ...] = ()
-
-    @classmethod
-    def of(cls, transform: str, method: str, **params) -> PredictorConfig:
-        return cls(transform, method, tuple(sorted(params.items())))
-
-    @property
-    def key(self) -> str:
-        return config_key(self.transform, self.method, dict(self.params))
-
-    def predict(self, M_train: np.ndarray) -> np.ndarray:
-        """Complete ``M_train`` with this configuration (:func:`~benchcast.completion.pipeline.predict_scores`)."""
-        return predict_scores(M_train, self.transform, self.method, dict(self.params))
-
-
-SELECTED_CONFIG = PredictorConfig.of(
-    DEFAULT_PREDICTOR["transform"], DEFAULT_PREDICTOR["method"], **DEFAULT_PREDICTOR["params"]
-)
-"""The fixed point predictor whose reliability is estimated: Logit Bias ALS, rank 2, lambda 0.1."""
-
-LAMBDA_STACK: tuple[PredictorConfig, ...] = tuple(
-    PredictorConfig.of("logit", "bias_als", rank=2, lam=lam) for lam in (0.01, 0.1, 1.0)
-)
-"""First stack of Appendix E.2: the three Logit Bias ALS configurations of the Section 4.2 grid
-(rank 2, lambda in {0.01, 0.1, 1.0}). As in the paper's code (``DEFAULT_HP_VARIANTS``), the
-selected lambda = 0.1 member is part of the stack."""
-
-STRONG_STACK: tuple[PredictorConfig, ...] = (
-    PredictorConfig.of("probit", "bias_als", rank=2, lam=0.1),
-    PredictorConfig.of("quantile", "bias_als", rank=2, lam=0.1),
-    PredictorConfig.of("identity", "bias_als", rank=2, lam=0.1),
-    PredictorConfig.of("quantile", "soft_impute", rank=2),
-    PredictorConfig.of("logit", "soft_impute", rank=2),
-    PredictorConfig.of("probit", "soft_impute", rank=2),
-    PredictorConfig.of("arcsinh", "bias_als", rank=2, lam=0.1),
-    PredictorConfig.of("sqrt", "bias_als", rank=2, lam=0.1),
-    PredictorConfig.of("identity", "soft_impute", rank=2),
-    PredictorConfig.of("logit", "model_knn", k=10),
-    PredictorConfig.of("probit", "model_knn", k=10),
-    PredictorConfig.of("identity", "model_knn", k=10),
-)
-"""Second stack of Appendix E.2: the first 12 configurations by Section 4.2 MedAPE with coverage
->= 99.9%, the selected predictor removed (the paper's "checked-in run"; hyper-parameters as the
-paper code's ``DEFAULT_STRONG_METHODS``)."""
 
 _STACK_STATS = ("delta_to_median", "mad", "p90_p10_span", "std")
 ENSEMBLE_FEATURES: tuple[str, ...] = tuple(f"{s}_{n}" for s in ("hp", "strong") for n in _STACK_STATS)
@@ -170,14 +96,6 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
     "hybrid": ENSEMBLE_FEATURES + SUPPORT_FEATURES,
 }
 """Feature columns of the three reliability estimators (design-matrix column order)."""
-
-DEFAULT_GRID: tuple[tuple[int, ...], ...] = ((), (16,), (32,), (64, 32))
-"""Candidate architectures of Appendix E.2: ``()`` is the linear ridge model (zero hidden layers),
-the others ReLU MLP hidden-layer sizes."""
-
-PAPER_CODE_GRID: tuple[tuple[int, ...], ...] = ((16,), (32,), (64, 32))
-"""The released code's MLP-only grid (``confidence.py``: ``hidden_grid``)."""
-
 
 # --------------------------------------------------------------------------- features
 
@@ -210,10 +128,11 @@ def ensemble_features(selected_pred: np.ndarray, stack_lambda: np.ndarray, stack
 
     Parameters
     ----------
-    selected_pred : (n,) the selected Logit Bias ALS (lambda 0.1) predictions of the cells.
-    stack_lambda : (K1, n) predictions of the lambda stack (:data:`LAMBDA_STACK`; it includes
-        the selected predictor, as in the paper's code).
-    stack_strong : (K2, n) predictions of the strong full-coverage stack (:data:`STRONG_STACK`).
+    selected_pred : (n,) the point predictor's predictions of the cells.
+    stack_lambda : (K1, n) predictions of the first stack (the paper's: the Logit Bias ALS lambda
+        stack, which includes the selected predictor, as in the paper's code).
+    stack_strong : (K2, n) predictions of the second stack (the paper's: strong full-coverage
+        configurations).
 
     Returns
     -------
@@ -333,9 +252,9 @@ def fold_features(
     folds: Sequence[Fold],
     predictions_by_config: Mapping[str, pd.DataFrame],
     *,
-    selected: PredictorConfig | str = SELECTED_CONFIG,
-    lambda_stack: Sequence[PredictorConfig | str] = LAMBDA_STACK,
-    strong_stack: Sequence[PredictorConfig | str] = STRONG_STACK,
+    selected: PredictorConfig | str,
+    lambda_stack: Sequence[PredictorConfig | str],
+    strong_stack: Sequence[PredictorConfig | str],
 ) -> pd.DataFrame:
     """Per-cell feature table of all held-out cells of all folds (Appendix E.2).
 
@@ -347,7 +266,8 @@ def fold_features(
         :func:`~benchcast.completion.evaluation.evaluate_predictor` on ``folds``
         (columns ``seed, fold, model, benchmark, predicted``).
     selected, lambda_stack, strong_stack : the configurations (or their keys) of the point
-        predictor and of the two stacks; defaults as in the paper.
+        predictor and of the two stacks (the paper's:
+        :data:`benchcast.studies.benchpress.settings.PAPER_PREDICTORS`).
 
     Returns
     -------
@@ -486,10 +406,10 @@ def fit_risk_model(
     X: np.ndarray,
     y: np.ndarray,
     fold_ids: np.ndarray,
-    seed: int = SEED,
+    seed: int,
     *,
+    grid: Sequence[tuple[int, ...]],
     final_seed: int | None = None,
-    grid: Sequence[tuple[int, ...]] = DEFAULT_GRID,
 ) -> RiskModel:
     """Select the risk-model architecture inside the training folds, then refit on all of them.
 
@@ -505,7 +425,8 @@ def fit_risk_model(
         ridge candidate is deterministic.
     final_seed : seed of the refit of the chosen architecture on all cells (the leave-fold-out
         loop passes ``seed + 1000 + fold``, as the paper code does); default ``seed + 1000``.
-    grid : candidate architectures, ``()`` = ridge (:data:`DEFAULT_GRID`).
+    grid : candidate architectures, ``()`` = ridge (the paper's:
+        :data:`benchcast.studies.benchpress.settings.DEFAULT_GRID`).
 
     Returns
     -------
@@ -562,8 +483,8 @@ def leave_fold_out_risk(
     features: pd.DataFrame,
     kind: str,
     *,
-    seed: int = SEED,
-    grid: Sequence[tuple[int, ...]] = DEFAULT_GRID,
+    seed: int,
+    grid: Sequence[tuple[int, ...]],
     fitter: Callable[..., RiskModel] = fit_risk_model,
     n_jobs: int = 1,
 ) -> RiskEstimate:

@@ -1,6 +1,7 @@
 from benchcast.completion.new_model import deploy_reliability
 from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.data.io import write_parquet_atomic
+from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
@@ -13,6 +14,8 @@ cells, model, by_k = deploy_reliability(
     threshold=rel["threshold"],
     bins=rel["bins"],
     risk_seed=rel["seed"],
+    predictors=PAPER_PREDICTORS,
+    risk_grid=DEFAULT_GRID,
     n_jobs=snakemake.threads,
     log=log,
 )

@@ -3,6 +3,7 @@ import numpy as np
 from benchcast.completion.new_model import check_new_models, check_summary, deploy_reliability, pick_models
 from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.data.io import write_parquet_atomic
+from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS
 from benchcast.tables import write_table
 from benchcast.workflow_support import job_logger
 
@@ -20,6 +21,8 @@ _, model, _ = deploy_reliability(
     threshold=rel["threshold"],
     bins=rel["bins"],
     risk_seed=rel["seed"],
+    predictors=PAPER_PREDICTORS,
+    risk_grid=DEFAULT_GRID,
     n_jobs=snakemake.threads,
     log=log,
 )

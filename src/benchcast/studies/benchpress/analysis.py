@@ -24,6 +24,7 @@ from benchcast.completion.pipeline import predict_scores
 from benchcast.completion.transforms import TRANSFORM_LABELS, TRANSFORMS, get_transform
 from benchcast.data.aggregate import load_score_matrix
 from benchcast.errors import ConfigError, DataError
+from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS, SEED
 
 __all__ = [
     "load_matrix",
@@ -295,7 +296,7 @@ def reliability_study(
     level: float = 0.9,
     threshold: float = 10.0,
     bins: int = 20,
-    seed: int = 42,
+    seed: int = SEED,
     n_jobs: int = 1,
 ) -> dict:
     """Section 6.2 / Appendix E.2 on the held-out folds: the three reliability estimators'
@@ -308,14 +309,20 @@ def reliability_study(
     from benchcast.completion import reliability as rel
     from benchcast.completion.deploy import build_deployed
 
-    configs = {c.key: c for c in (rel.SELECTED_CONFIG, *rel.LAMBDA_STACK, *rel.STRONG_STACK)}
-    preds = {key: evaluate_predictor(M, folds, cfg.predict) for key, cfg in configs.items()}
-    feats = rel.fold_features(M, folds, preds)
+    preds = {key: evaluate_predictor(M, folds, cfg.predict) for key, cfg in PAPER_PREDICTORS.configs().items()}
+    feats = rel.fold_features(
+        M,
+        folds,
+        preds,
+        selected=PAPER_PREDICTORS.selected,
+        lambda_stack=PAPER_PREDICTORS.lambda_stack,
+        strong_stack=PAPER_PREDICTORS.strong_stack,
+    )
     err = feats["abs_err"].to_numpy()
     fold_ids = feats["fold_id"].to_numpy()
     rc, conf_rows, arch_rows, estimates = [], [], [], {}
     for kind in ("ensemble", "support", "hybrid"):
-        est = rel.leave_fold_out_risk(feats, kind, seed=seed, n_jobs=n_jobs)
+        est = rel.leave_fold_out_risk(feats, kind, seed=seed, grid=DEFAULT_GRID, n_jobs=n_jobs)
         estimates[kind] = est
         curve = rel.risk_coverage(err, est.risk, actual=feats["actual"].to_numpy())
         curve.insert(0, "estimator", kind)
@@ -334,7 +341,15 @@ def reliability_study(
         for f, name in sorted(est.architecture.items()):
             arch_rows.append({"estimator": kind, "fold_id": f, "architecture": name})
     deployed, ev = build_deployed(
-        feats, "hybrid", level=level, threshold=threshold, bins=bins, seed=seed, lfo=estimates["hybrid"]
+        feats,
+        "hybrid",
+        predictors=PAPER_PREDICTORS,
+        seed=seed,
+        grid=DEFAULT_GRID,
+        level=level,
+        threshold=threshold,
+        bins=bins,
+        lfo=estimates["hybrid"],
     )
     feats = feats.assign(**{f"risk_{k}": e.risk for k, e in estimates.items()})
     return {

@@ -1,7 +1,7 @@
 """BenchPress's default score predictor for many masked matrices at once (Sections 5 and 6).
 
 Every Section 5 / 6.1 analysis refits the default predictor (Logit Bias ALS, rank 2, lambda 0.1;
-:data:`benchcast.completion.pipeline.DEFAULT_PREDICTOR`) on many masked copies of the matrix;
+:data:`benchcast.studies.benchpress.settings.DEFAULT_PREDICTOR`) on many masked copies of the matrix;
 :func:`predict_default_batch` fits them a chunk at a time. Functions that fit take a
 ``predict_batch`` of type :data:`PredictBatch`, so tests inject cheap stand-ins.
 """
@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from benchcast.completion.completers import bias_als_batch
-from benchcast.completion.pipeline import DEFAULT_PREDICTOR
 from benchcast.completion.transforms import standardize, unstandardize
+from benchcast.studies.benchpress.settings import DEFAULT_PREDICTOR
 
 PredictBatch = Callable[[np.ndarray], np.ndarray]
 """``(K, M, B)`` training matrices (NaN = missing) -> ``(K, M, B)`` completed score matrices."""

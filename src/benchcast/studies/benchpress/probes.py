@@ -2,7 +2,7 @@
 
 Three model-evaluation analyses of "You Don't Need to Run Every Eval" (BenchPress,
 arXiv 2606.24020), all built on the default score predictor (Logit Bias ALS, rank 2,
-lambda 0.1; :data:`benchcast.completion.pipeline.DEFAULT_PREDICTOR`):
+lambda 0.1; :data:`benchcast.studies.benchpress.settings.DEFAULT_PREDICTOR`):
 
 One module each (this one re-exports the other two's functions): probe sets here,
 :mod:`~benchcast.studies.benchpress.ranking`, :mod:`~benchcast.studies.benchpress.temporal`; the

@@ -98,7 +98,6 @@ from benchcast.studies.benchpress.hypotheses.correlational import (
 from benchcast.studies.benchpress.hypotheses.stats import (
     ALPHA,
     METRICS,
-    SEED,
     PredictBatch,
     default_predict_batch,
     fold_cells,
@@ -120,6 +119,7 @@ from benchcast.studies.benchpress.hypotheses.tables import (
 )
 from benchcast.studies.benchpress.hypotheses.temporal import _condition_offset as _condition_offset
 from benchcast.studies.benchpress.hypotheses.temporal import temporal_anchor, temporal_groups
+from benchcast.studies.benchpress.settings import SEED
 
 __all__ = [
     "ALPHA",

@@ -22,7 +22,6 @@ from benchcast.studies.benchpress.hypotheses.correlational import (
     model_abs_corr,
 )
 from benchcast.studies.benchpress.hypotheses.stats import (
-    SEED,
     PredictBatch,
     _holdout_half,
     _model_hide_masks,
@@ -30,6 +29,7 @@ from benchcast.studies.benchpress.hypotheses.stats import (
     _predict_at,
     model_holdout_cells,
 )
+from benchcast.studies.benchpress.settings import SEED
 
 # --------------------------------------------------------------------------- benchmark side
 

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
 
 import numpy as np
@@ -23,16 +23,12 @@ from scipy import stats
 
 from benchcast.completion.evaluation import Fold, train_matrix
 from benchcast.metrics import completion_errors
-from benchcast.studies.benchpress.predictor import predict_default_batch
-
-PredictBatch = Callable[[np.ndarray], np.ndarray]
-"""``(K, M, B)`` training matrices (NaN = missing) -> ``(K, M, B)`` completed score matrices."""
+from benchcast.studies.benchpress.predictor import PredictBatch, predict_default_batch
 
 ALPHA = 0.01
 """The paper's rejection threshold (Section 6.1 "Methodology": reject when p < 0.01)."""
 
 METRICS = ("medape", "medae")
-SEED = 42  # the paper's code: SEED = 42 in both _shared.py files
 
 _CHUNK = 32  # matrices handed to predict_batch at once (memory bound only; results do not depend on it)
 
