@@ -31,7 +31,7 @@ from benchcast.data.aggregate import (
     with_inferred_scales,
 )
 from benchcast.data.aggregate_ingest import read_aggregate
-from benchcast.data.catalog import REPO_ROOT, load_catalog
+from benchcast.data.catalog import load_catalog
 from benchcast.errors import ConfigError, DataError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -176,10 +176,11 @@ def test_shared_rule_agrees_with_inventory():
 
 @needs_raw
 def test_read_aggregate_attaches_inventory_to_real_benchpress():
-    spec = load_catalog()["benchpress"]
-    assert spec.files["inventory"].in_repo
-    assert spec.local_path(RAW, "inventory") == INVENTORY
-    t = read_aggregate(spec, RAW)
+    cat = load_catalog(REPO / "config" / "catalog.yaml")
+    spec = cat["benchpress"]
+    assert spec.files["inventory"].in_repo and cat.repo_root == REPO
+    assert cat.local_path("benchpress", "inventory", RAW) == INVENTORY
+    t = read_aggregate(spec, RAW, repo_dir=cat.repo_root)
     b = t.benchmarks
     assert b.columns.tolist()[:8] == [
         "benchmark_id",
@@ -478,20 +479,32 @@ def _catalog(tmp_path: Path, inventory: dict) -> Path:
     return path
 
 
-def test_repo_source_resolves_against_the_repository(tmp_path):
+def test_repo_source_resolves_against_the_catalog_not_the_package(tmp_path, monkeypatch):
+    """`source: repo` paths start at the catalog's repo_root (relative to the catalog file), wherever
+    the process runs and wherever benchcast is installed."""
     cat = load_catalog(_catalog(tmp_path, {"path": "resources/inv.csv", "source": "repo"}))
     spec = cat["agg"]
     assert spec.files["inventory"].in_repo and not spec.files["scores"].in_repo
+    assert cat.repo_root == tmp_path.resolve()
     assert spec.local_path(tmp_path / "raw", "scores") == tmp_path / "raw" / "benchpress" / "website" / "data.json"
-    assert spec.local_path(tmp_path / "raw", "inventory") == REPO_ROOT / "resources" / "inv.csv"
-    assert spec.local_path(tmp_path / "raw", "inventory", repo_dir=tmp_path) == tmp_path / "resources" / "inv.csv"
+    assert cat.local_path("agg", "inventory", tmp_path / "raw") == tmp_path.resolve() / "resources" / "inv.csv"
+    with pytest.raises(ConfigError, match="kept with the catalog"):
+        spec.local_path(tmp_path / "raw", "inventory")  # no repo_dir: never a guess
     with pytest.raises(ConfigError, match="no download URL"):
         spec.url("inventory", cat.url_template)
+    # a catalog in a subfolder whose repo_root is its parent, loaded from elsewhere by a relative path
+    (tmp_path / "project" / "config").mkdir(parents=True)
+    moved = tmp_path / "project" / "config" / "catalog.yaml"
+    doc = yaml.safe_load(_catalog(tmp_path, {"path": "resources/inv.csv", "source": "repo"}).read_text())
+    moved.write_text(yaml.safe_dump({**doc, "repo_root": ".."}, sort_keys=False))
+    monkeypatch.chdir(tmp_path / "project")
+    cat = load_catalog("config/catalog.yaml")
+    assert cat.local_path("agg", "inventory", "raw") == (tmp_path / "project" / "resources" / "inv.csv").resolve()
 
 
 @pytest.mark.parametrize("bad", ["../outside.csv", "/abs/inv.csv"])
 def test_repo_source_path_must_stay_inside(tmp_path, bad):
-    with pytest.raises(ConfigError, match="not inside the repository"):
+    with pytest.raises(ConfigError, match="not inside the catalog's repo_root"):
         load_catalog(_catalog(tmp_path, {"path": bad, "source": "repo"}))
 
 
@@ -509,7 +522,7 @@ def test_read_aggregate_with_repo_inventory(tmp_path):
     spec = load_catalog(_catalog(tmp_path, {"path": "inv.csv", "source": "repo"}))["agg"]
     with pytest.raises(DataError) as ei:
         read_aggregate(spec, tmp_path / "raw", repo_dir=tmp_path)
-    assert ei.value.field == "files.inventory" and "repository" in ei.value.fix
+    assert ei.value.field == "files.inventory" and "repo_root" in ei.value.fix
     write_inventory(tmp_path, good_rows()[:2])
     t = read_aggregate(spec, tmp_path / "raw", repo_dir=tmp_path)
     assert t.benchmarks["scale"].tolist() == ["percent", "edit_distance"]

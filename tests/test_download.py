@@ -1,6 +1,7 @@
 """The download rule's fetcher, exercised offline with file:// URLs."""
 
 import hashlib
+from pathlib import Path
 
 import pytest
 
@@ -8,6 +9,8 @@ from benchcast.data.catalog import load_catalog
 from benchcast.data.download import download, find_file
 from benchcast.errors import DataError
 from benchcast.studies.misses_the_mark.analysis import DATASET_ORDER
+
+CATALOG = Path(__file__).resolve().parents[1] / "config" / "catalog.yaml"
 
 
 def test_download_verifies_checksum_and_writes_atomically(tmp_path):
@@ -37,7 +40,7 @@ def test_download_without_known_checksum_records_it(tmp_path):
 
 
 def test_catalog_urls_point_at_the_pinned_commit():
-    cat = load_catalog()
+    cat = load_catalog(CATALOG)
     spec, role = find_file(cat, "benchmark-prediction", "data/scores/musr.jbl")
     assert spec.name == "musr" and role == "scores"
     assert spec.url(role, cat.url_template) == (
@@ -109,7 +112,7 @@ def test_raw_dir_checks_name_the_key_and_the_layout(tmp_path):
 
 
 def test_url_template_may_name_the_mirror_folder():
-    cat = load_catalog()
+    cat = load_catalog(CATALOG)
     assert cat["musr"].url("scores", "http://127.0.0.1:8000/{source}/{path}") == (
         "http://127.0.0.1:8000/benchmark-prediction/data/scores/musr.jbl"
     )

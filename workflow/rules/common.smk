@@ -64,13 +64,13 @@ def catalog_entry(name):
 
 
 def catalog_file(dataset, role, needed_by):
-    """The local path of one file of a catalog entry (raw_dir, or the repository for `source: repo`)."""
+    """The local path of one file of a catalog entry (raw_dir, or the catalog's repo_root for `source: repo`)."""
     if dataset not in CATALOG.datasets:
         raise ConfigError(f"{needed_by}: dataset '{dataset}' is not in the catalog {config['catalog']}")
     spec = CATALOG[dataset]
     if role not in spec.files:
         raise ConfigError(f"catalog entry '{dataset}' has no '{role}' file (needed by {needed_by})")
-    return str(spec.local_path(RAW_DIR, role, repo_dir=workflow.basedir))
+    return str(spec.local_path(RAW_DIR, role, repo_dir=CATALOG.repo_root))
 
 
 def ingested(dataset):
@@ -81,7 +81,7 @@ def ingested(dataset):
 
 def raw_inputs(wildcards):
     """Every file of the dataset, by role: raw files under raw_dir, `source: repo` files (e.g. the
-    BenchPress benchmark inventory) under the workflow's repository, so editing them reruns the ingest.
+    BenchPress benchmark inventory) under the catalog's repo_root, so editing them reruns the ingest.
     A file missing from a mirror stops the run before any job, naming the file and raw_dir."""
     spec = CATALOG[wildcards.dataset]
-    return {role: str(mirror_file(spec, role, RAW_DIR, repo_dir=workflow.basedir)) for role in spec.files}
+    return {role: str(mirror_file(spec, role, RAW_DIR, repo_dir=CATALOG.repo_root)) for role in spec.files}

@@ -50,8 +50,8 @@ def sloth_as_tables(frame: pd.DataFrame) -> AggregateTables:
 def read_aggregate(spec: DatasetSpec, raw_dir: str | Path, repo_dir: str | Path | None = None) -> AggregateTables:
     """Read an aggregate catalog entry's ``scores`` file; attach ``files.inventory`` if it has one.
 
-    ``repo_dir`` is where ``source: repo`` files (the inventory) are looked up;
-    default: this repository's root (see :meth:`DatasetSpec.local_path`).
+    ``repo_dir`` is where ``source: repo`` files (the inventory) are looked up: the catalog's
+    :attr:`~benchcast.data.catalog.Catalog.repo_root`.
     """
     path = spec.local_path(raw_dir, "scores", repo_dir)
     if not path.exists():
@@ -72,7 +72,7 @@ def read_aggregate(spec: DatasetSpec, raw_dir: str | Path, repo_dir: str | Path 
     if "inventory" in spec.files:
         inventory = spec.local_path(raw_dir, "inventory", repo_dir)
         if not inventory.exists():
-            where = "the repository" if spec.files["inventory"].in_repo else "raw_dir"
+            where = "the catalog's repo_root" if spec.files["inventory"].in_repo else "raw_dir"
             raise DataError(
                 inventory,
                 "files.inventory",

@@ -10,12 +10,10 @@ import yaml
 
 from benchcast.errors import ConfigError
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_CATALOG = REPO_ROOT / "config" / "catalog.yaml"
-#: ``files.<role>.source: repo`` marks a file kept in this repository (e.g. a table
-#: transcribed from a paper), at ``path`` relative to the repository root, instead
-#: of a raw file at ``<raw_dir>/<source>/<path>``. It is versioned with the code,
-#: so it has no URL, commit or checksum.
+#: ``files.<role>.source: repo`` marks a file kept with the catalog in its repository (e.g. a
+#: table transcribed from a paper), at ``path`` relative to the catalog's ``repo_root``, instead
+#: of a raw file at ``<raw_dir>/<source>/<path>``. It is versioned with the catalog, so it has
+#: no URL, commit or checksum.
 REPO_SOURCE = "repo"
 #: Where every raw file is public: the source repository at its pinned commit. The workflow's
 #: ``url_template`` config key may point downloads at another server; ``{source}`` (the
@@ -29,13 +27,13 @@ class RawFile:
     path: str  # path inside the source repository (and inside <raw_dir>/<source>/)
     sha256: str | None  # None: not known (file not in the offline mirror)
     format: str | None = None
-    source: str = ""  # source (repository) of this file; defaults to the dataset's; "repo": this repository
+    source: str = ""  # source (repository) of this file; defaults to the dataset's; "repo": the catalog's
     repository: str = ""
     commit: str = ""
 
     @property
     def in_repo(self) -> bool:
-        """True for a file kept in this repository (``source: repo``), not in the raw mirror."""
+        """True for a file kept with the catalog (``source: repo``), not in the raw mirror."""
         return self.source == REPO_SOURCE
 
 
@@ -63,13 +61,17 @@ class DatasetSpec:
         """Where a file of this dataset lives.
 
         A raw file is at ``<raw_dir>/<source>/<path>`` (a mirror laid out like
-        ``../shared/raw``); a ``source: repo`` file is at ``<repo_dir>/<path>``,
-        ``repo_dir`` defaulting to this repository's root (the workflow passes its
-        ``workflow.basedir``).
+        ``../shared/raw``); a ``source: repo`` file is at ``<repo_dir>/<path>``, where
+        ``repo_dir`` is the catalog's :attr:`Catalog.repo_root` (:meth:`Catalog.local_path`).
         """
         f = self.files[role]
         if f.in_repo:
-            return Path(repo_dir if repo_dir is not None else REPO_ROOT) / f.path
+            if repo_dir is None:
+                raise ConfigError(
+                    f"dataset '{self.name}' file '{role}' ({f.path}) is kept with the catalog (source: repo). "
+                    "Fix: look it up with the catalog's repo_root (Catalog.local_path, or pass repo_dir)"
+                )
+            return Path(repo_dir) / f.path
         return Path(raw_dir) / f.source / f.path
 
     def url(self, role: str, template: str) -> str:
@@ -87,6 +89,11 @@ class Catalog:
     datasets: dict[str, DatasetSpec]
     url_template: str
     path: str
+    repo_root: Path  # where `source: repo` paths start: the catalog's `repo_root` key, relative to the catalog file
+
+    def local_path(self, name: str, role: str, raw_dir: str | Path) -> Path:
+        """Where file ``role`` of dataset ``name`` lives (:meth:`DatasetSpec.local_path`)."""
+        return self[name].local_path(raw_dir, role, self.repo_root)
 
     def __getitem__(self, name: str) -> DatasetSpec:
         try:
@@ -102,10 +109,13 @@ class Catalog:
         return [n for n, d in self.datasets.items() if kind is None or d.kind == kind]
 
 
-def load_catalog(path: str | Path | None = None) -> Catalog:
-    path = Path(path) if path is not None else DEFAULT_CATALOG
+def load_catalog(path: str | Path) -> Catalog:
+    """Read a catalog file. Its ``repo_root`` key (default ``.``) is resolved relative to the
+    file's folder, so a catalog and the files it keeps (``source: repo``) move together."""
+    path = Path(path)
     with open(path) as fh:
         raw = yaml.safe_load(fh)
+    repo_root = (path.parent / str(raw.get("repo_root", "."))).resolve()
     sources = raw["sources"]
     if REPO_SOURCE in sources:
         raise ConfigError(
@@ -124,8 +134,8 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
                 if rel.is_absolute() or ".." in rel.parts:
                     raise ConfigError(
                         f"{path}: dataset '{name}' file '{role}' has source '{REPO_SOURCE}' but path "
-                        f"'{f['path']}' is not inside the repository. Fix: give a path relative to "
-                        "the repository root, without '..'"
+                        f"'{f['path']}' is not inside the catalog's repo_root ({repo_root}). Fix: give a path "
+                        "relative to repo_root, without '..'"
                     )
                 files[role] = RawFile(
                     role=role, path=f["path"], sha256=f.get("sha256"), format=f.get("format"), source=fsrc
@@ -182,4 +192,4 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
             note=d.get("note", ""),
             extra={k: v for k, v in d.items() if k not in known},
         )
-    return Catalog(datasets=datasets, url_template=raw["url_template"], path=str(path))
+    return Catalog(datasets=datasets, url_template=raw["url_template"], path=str(path), repo_root=repo_root)

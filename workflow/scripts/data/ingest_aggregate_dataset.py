@@ -7,10 +7,10 @@ from benchcast.data.raw_files import verify_checksums
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
-spec = load_catalog(snakemake.params.catalog)[snakemake.wildcards.dataset]
+catalog = load_catalog(snakemake.params.catalog)
+spec = catalog[snakemake.wildcards.dataset]
 verify_checksums(spec, snakemake.config["raw_dir"], log=log)
-# source: repo files (the benchmark inventory) live in the repository: workflow/scripts/data/../../..
-tables = read_aggregate(spec, snakemake.config["raw_dir"], repo_dir=Path(snakemake.scriptdir).resolve().parents[2])
+tables = read_aggregate(spec, snakemake.config["raw_dir"], repo_dir=catalog.repo_root)
 write_aggregate(tables, Path(snakemake.output.models).parent)
 log(
     f"{spec.name}: {len(tables.models)} models, {len(tables.benchmarks)} benchmarks, {len(tables.scores)} observed cells"
