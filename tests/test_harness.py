@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from simdata import logistic_scores
 from threadpoolctl import threadpool_limits
 
 from benchcast import seeding
@@ -26,11 +27,7 @@ def _single_blas_thread():
 
 
 def make_matrix(seed: int = 0) -> ResponseMatrix:
-    rng = np.random.default_rng(seed)
-    ability = rng.normal(scale=1.5, size=N_MODELS)
-    difficulty = rng.normal(scale=1.5, size=N_ITEMS)
-    p = 1.0 / (1.0 + np.exp(-(ability[:, None] - difficulty[None, :])))
-    scores = (rng.random((N_MODELS, N_ITEMS)) < p).astype(np.float64)
+    scores = logistic_scores(N_MODELS, N_ITEMS, seed)
     ids = [f"m{i:02d}" for i in range(N_MODELS)]
     return ResponseMatrix(
         dataset="gen",

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.optimize import minimize
+from simdata import irt_responses
 from threadpoolctl import threadpool_limits
 
 from benchcast import irt
@@ -31,14 +32,9 @@ def _single_blas_thread():
 # --------------------------------------------------------------------------- helpers
 
 
-def simulate(n_subjects: int, n_items: int, dims: int, seed: int, disc_sd: float = 0.8, intercept_sd: float = 1.5):
-    rng = np.random.default_rng(seed)
-    ability = rng.normal(size=(n_subjects, dims))
-    disc = rng.normal(scale=disc_sd, size=(n_items, dims))
-    diff = rng.normal(scale=intercept_sd / dims, size=n_items)
-    p = 1.0 / (1.0 + np.exp(-(ability @ disc.T - dims * diff)))
-    y = (rng.random(p.shape) < p).astype(np.float64)
-    return y, ability, disc, diff
+def simulate(n_subjects: int, n_items: int, dims: int, seed: int):
+    r = irt_responses(n_subjects, n_items, seed=seed, dims=dims, disc=(0.0, 0.8), diff_sd=1.5 / dims)
+    return r.scores, r.ability, r.disc, r.diff
 
 
 def tb_item_curve(theta, a, b):
@@ -111,12 +107,8 @@ def test_fixed_disc_scale_and_output_gauge(recovery_fit):
 def test_learned_prior_means_recover_a_nonzero_mean():
     """Items that all load positively on a general dimension (disc mean 1.2 on dim 0) and a
     shifted difficulty mean: the learned means recover both."""
-    rng = np.random.default_rng(3)
     S, I, D = 300, 400, 2
-    ability = rng.normal(size=(S, D))
-    disc = rng.normal(scale=0.3, size=(I, D)) + np.array([1.2, 0.0])
-    diff = rng.normal(0.4, 0.3, size=I)
-    y = (rng.random((S, I)) < 1 / (1 + np.exp(-(ability @ disc.T - D * diff)))).astype(float)
+    y = irt_responses(S, I, seed=3, dims=D, disc=(np.array([1.2, 0.0]), 0.3), diff_mean=0.4, diff_sd=0.3).scores
     fit = irt.fit_mirt_2pl(y, dims=D, rng=np.random.default_rng(0))
     zero = irt.fit_mirt_2pl(y, dims=D, rng=np.random.default_rng(0), prior_means=False, diff_scale=1.0)
     assert fit.converged and zero.converged

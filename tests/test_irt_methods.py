@@ -5,6 +5,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from simdata import irt_responses
 
 from benchcast.errors import BudgetExceeded, DataError
 from benchcast.harness import run_job
@@ -25,12 +26,7 @@ from benchcast.oracle import Oracle
 
 
 def simulated(n_models=60, n_items=150, seed=0):
-    rng = np.random.default_rng(seed)
-    ability = rng.normal(size=(n_models, 2))
-    disc = rng.normal(1.0, 0.3, size=(n_items, 2))
-    diff = rng.normal(size=n_items)
-    p = 1 / (1 + np.exp(-(ability @ disc.T - 2 * diff)))
-    return (rng.random(p.shape) < p).astype(float)
+    return irt_responses(n_models, n_items, seed=seed, dims=2, disc=(1.0, 0.3)).scores
 
 
 @pytest.fixture(scope="module")

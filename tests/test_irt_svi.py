@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from scipy.special import expit, gammainc, gammaincinv
+from scipy.special import gammainc, gammaincinv
+from simdata import irt_responses
 from threadpoolctl import threadpool_limits
 
 from benchcast import irt
@@ -16,13 +17,8 @@ def _one_thread():
 
 
 def _simulate(n_subjects, n_items, dims, seed):
-    rng = np.random.default_rng(seed)
-    ability = rng.normal(size=(n_subjects, dims))
-    disc = rng.normal(0.8, 0.5, size=(n_items, dims))
-    diff = rng.normal(0.0, 0.5, size=n_items)
-    logits = ability @ disc.T - dims * diff
-    Y = (rng.random(logits.shape) < expit(logits)).astype(float)
-    return Y, ability, disc, diff, logits
+    r = irt_responses(n_subjects, n_items, seed=seed, dims=dims, disc=(0.8, 0.5), diff_sd=0.5)
+    return r.scores, r.ability, r.disc, r.diff, r.logits
 
 
 def _small(seed=0, shape=(30, 40), p_obs=0.8):

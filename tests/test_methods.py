@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from simdata import logistic_scores
 from sklearn.decomposition import PCA
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import Lasso, Ridge, RidgeCV
@@ -37,14 +38,6 @@ def _single_blas_thread():
 
 
 # --------------------------------------------------------------------------- data
-
-
-def logistic_scores(n_models: int, n_items: int, seed: int, spread: float = 1.5) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    ability = rng.normal(scale=spread, size=n_models)
-    difficulty = rng.normal(scale=spread, size=n_items)
-    p = 1.0 / (1.0 + np.exp(-(ability[:, None] - difficulty[None, :])))
-    return (rng.random((n_models, n_items)) < p).astype(np.float64)
 
 
 def source_target(n_src=40, n_tgt=10, n_items=60, seed=0):

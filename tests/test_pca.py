@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from simdata import irt_responses
 from threadpoolctl import threadpool_limits
 
 from benchcast.methods import make_method
@@ -24,9 +25,8 @@ def _single_blas_thread():
 
 
 def low_rank_binary(n_models, n_items, rank, seed):
-    rng = np.random.default_rng(seed)
-    logits = rng.normal(size=(n_models, rank)) @ rng.normal(size=(rank, n_items)) + rng.normal(size=n_items)
-    return (rng.random((n_models, n_items)) < 1 / (1 + np.exp(-logits))).astype(np.float64)
+    """Answers of a rank-``rank`` logistic model (a multidimensional 2PL with unit-variance loadings)."""
+    return irt_responses(n_models, n_items, seed=seed, dims=rank, disc=(0.0, 1.0), diff_scale=1.0).scores
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from simdata import irt_responses
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
@@ -26,10 +27,7 @@ pytestmark = pytest.mark.e2e
 
 
 def _toy_scores(rng, n_models, n_items):
-    ability = rng.normal(size=(n_models, 1))
-    difficulty = rng.normal(size=(1, n_items))
-    p = 1 / (1 + np.exp(-(ability - difficulty)))
-    return (rng.random((n_models, n_items)) < p).astype(np.float64)
+    return irt_responses(n_models, n_items, rng=rng).scores
 
 
 def make_workdir(root: Path, methods=None, trials=3) -> Path:
