@@ -555,6 +555,11 @@ def test_benchpress_grid_end_to_end(benchpress_run):
     model = json.loads((work / "results/models/benchpress/reliability.json").read_text())
     assert model["level"] == 0.9 and model["calibration"] == "new_model" and model["by_k"]["1"]["conformal_scale"] > 0
     assert json.loads((work / "results/models/benchpress/reliability_folds.json").read_text())["calibration"] == "folds"
+    # the model records the predictors it was calibrated for: the paper's point predictor and stacks
+    from benchcast.completion.predictors import PredictorSet
+    from benchcast.studies.benchpress.settings import PAPER_PREDICTORS
+
+    assert PredictorSet.from_dict(model["predictors"]) == PAPER_PREDICTORS
     check = pd.read_csv(work / "results/tables/benchpress/new_model_check.csv")
     assert check.group.iloc[0] == "all" and check.coverage.between(0, 1).all() and (check.cells > 0).all()
     assert (check.group.str.startswith("model ")).sum() == 3

@@ -1,9 +1,9 @@
 import numpy as np
 
-from benchcast.completion.new_model import check_new_models, check_summary, deploy_reliability, pick_models
+from benchcast.completion.new_model import check_new_models, check_summary, pick_models
 from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.data.io import write_parquet_atomic
-from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS
+from benchcast.studies.benchpress.deploy import deploy_for_new_models
 from benchcast.tables import write_table
 from benchcast.workflow_support import job_logger
 
@@ -14,18 +14,7 @@ check = deploy.pop("check")
 held_out = pick_models(M, check["models"], check["min_observed"], deploy["seed"], "new_model_check_models")
 log(f"held out: {', '.join(models['model_id'].iloc[held_out])}")
 # the deploy model rebuilt on the matrix without the held-out models
-_, model, _ = deploy_reliability(
-    np.delete(M, held_out, axis=0),
-    **deploy,
-    level=rel["level"],
-    threshold=rel["threshold"],
-    bins=rel["bins"],
-    risk_seed=rel["seed"],
-    predictors=PAPER_PREDICTORS,
-    risk_grid=DEFAULT_GRID,
-    n_jobs=snakemake.threads,
-    log=log,
-)
+_, model, _ = deploy_for_new_models(np.delete(M, held_out, axis=0), deploy, rel, n_jobs=snakemake.threads, log=log)
 cells = check_new_models(
     M, list(benchmarks["benchmark_id"]), held_out, check["k"], model, draws=check["draws"], seed=deploy["seed"]
 )

@@ -1,0 +1,35 @@
+"""``benchcast complete``'s reliability model as the BenchPress study builds it: the library's
+leave-models-out calibration (:func:`benchcast.completion.new_model.deploy_reliability`) with the
+paper's predictors and risk-model grid (:mod:`benchcast.studies.benchpress.settings`) and the
+settings of config keys ``benchpress.deploy`` and ``benchpress.reliability``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from benchcast.completion.new_model import deploy_reliability
+from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS
+
+__all__ = ["deploy_for_new_models"]
+
+
+def deploy_for_new_models(M: np.ndarray, deploy: Mapping, reliability: Mapping, *, n_jobs: int = 1, log=print):
+    """Calibration cells, the deployable model and its per-k summary for the score matrix ``M``.
+
+    ``deploy``: config ``benchpress.deploy`` (its ``check`` entry, the held-out check's settings, is
+    ignored); ``reliability``: config ``benchpress.reliability`` (level, threshold, bins, seed).
+    """
+    return deploy_reliability(
+        M,
+        **{k: v for k, v in deploy.items() if k != "check"},
+        level=reliability["level"],
+        threshold=reliability["threshold"],
+        bins=reliability["bins"],
+        risk_seed=reliability["seed"],
+        predictors=PAPER_PREDICTORS,
+        risk_grid=DEFAULT_GRID,
+        n_jobs=n_jobs,
+        log=log,
+    )
