@@ -54,7 +54,9 @@ def http_mirror(tmp_path):
 def default_config_workdir(root: Path, **overrides) -> tuple[Path, dict]:
     """A work folder with the repository's default config (and catalog), some keys overridden."""
     (root / "config").mkdir(parents=True)
-    shutil.copy(REPO / "config" / "catalog.yaml", root / "config" / "catalog.yaml")
+    # the copied catalog's `source: repo` files (the BenchPress inventory) stay the repository's
+    catalog = yaml.safe_load((REPO / "config" / "catalog.yaml").read_text())
+    (root / "config" / "catalog.yaml").write_text(yaml.safe_dump({**catalog, "repo_root": str(REPO)}, sort_keys=False))
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config.update(overrides)
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
