@@ -37,7 +37,7 @@ def test_critical_path_rule_starts_the_long_chain_first():
 
 def test_bounds_on_random_graphs():
     rng = np.random.default_rng(0)
-    for trial in range(20):
+    for _ in range(20):
         n = 30
         seconds = {f"j{i}": float(rng.integers(1, 50)) for i in range(n)}
         deps = {f"j{i}": {f"j{k}" for k in range(i) if rng.random() < 0.1} for i in range(n)}
