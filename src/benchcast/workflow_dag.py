@@ -1,0 +1,81 @@
+"""A workflow's job graph as Snakemake plans it (``snakemake -n --forceall``), with each job's
+measured time from its ``benchmark:`` file: the input of the performance table (benchcast.schedule).
+
+The dry run's text is the one interface Snakemake keeps stable across versions for this: each job
+prints ``rule NAME:`` and indented ``input:``, ``output:``, ``jobid:``, ``benchmark:`` and
+``wildcards:`` lines. A job depends on the jobs that make any of its inputs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+_FIELD = re.compile(r"^ {4}(input|output|jobid|benchmark|wildcards): (.*)$")
+
+
+@dataclass
+class PlannedJob:
+    rule: str
+    jobid: str = ""
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    benchmark: str | None = None
+    wildcards: dict[str, str] = field(default_factory=dict)
+
+
+def parse_dry_run(text: str) -> list[PlannedJob]:
+    """The jobs of an ungrouped (local-executor) ``snakemake -n`` run, in the order printed."""
+    jobs: list[PlannedJob] = []
+    for line in text.splitlines():
+        rule = re.match(r"^rule (\w+):$", line)
+        if rule:
+            jobs.append(PlannedJob(rule.group(1)))
+            continue
+        match = _FIELD.match(line)
+        if not match or not jobs:
+            continue
+        key, value = match.groups()
+        job = jobs[-1]
+        if key == "input":
+            job.inputs = value.split(", ")
+        elif key == "output":
+            job.outputs = value.split(", ")
+        elif key == "jobid":
+            job.jobid = value.strip()
+        elif key == "benchmark":
+            job.benchmark = value.strip()
+        elif key == "wildcards":
+            job.wildcards = dict(part.split("=", 1) for part in value.split(", "))
+    if len({job.jobid for job in jobs}) != len(jobs):
+        raise ValueError("the dry run's jobs do not have distinct jobids (is it a grouped run? use the local executor)")
+    return jobs
+
+
+def dependencies(jobs: list[PlannedJob]) -> dict[str, set[str]]:
+    """jobid -> the jobids whose outputs it reads."""
+    maker = {path: job.jobid for job in jobs for path in job.outputs}
+    return {job.jobid: {maker[p] for p in job.inputs if p in maker} - {job.jobid} for job in jobs}
+
+
+def read_benchmark(path: Path) -> tuple[float, float]:
+    """(seconds, peak resident memory in MB) of a Snakemake benchmark file; the mean over repeats
+    for seconds, the max for memory (NaN when the platform did not report it)."""
+    table = pd.read_csv(path, sep="\t")
+    if "s" not in table.columns or table.empty:
+        raise ValueError(f"{path}: not a Snakemake benchmark file (no 's' column or no rows)")
+    rss = pd.to_numeric(table.get("max_rss", pd.Series(dtype=float)), errors="coerce")
+    return float(table["s"].mean()), float(rss.max()) if rss.notna().any() else math.nan
+
+
+def measured(jobs: list[PlannedJob], root: Path) -> dict[str, tuple[float, float]]:
+    """jobid -> (seconds, peak MB) for every job whose benchmark file exists under ``root``."""
+    out = {}
+    for job in jobs:
+        if job.benchmark and (root / job.benchmark).is_file():
+            out[job.jobid] = read_benchmark(root / job.benchmark)
+    return out
