@@ -113,3 +113,16 @@ def test_bad_configs_are_refused_with_the_key(catalog):
         Plan(bad, catalog).method_params("p_irt", "interpolation")
     with pytest.raises(ConfigError, match="misses_the_mark.budgets: budget 10000"):
         check_budgets({"misses_the_mark.budgets": [50, 10000]}, [catalog["mrpc"]])
+
+
+def test_slurm_groups_keep_prefit_readers_with_their_prefit(catalog):
+    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    assert plan.run_group("p_irt") == plan.run_group("gp_irt") == plan.prefit_group("irt") == "mtm_fit_irt"
+    assert plan.run_group("lasso") == plan.prefit_group("lasso")
+    assert plan.run_group("random_search_learn") == "mtm_search"
+    assert plan.run_group("pca") == plan.run_group("pca_k2") == "mtm_pca"  # a label runs in its method's class
+    assert {plan.run_group(m) for m in ("random_sampling", "aipw", "double_optimize")} == {"mtm_light"}
+    # every group the plan makes has its bundle size in the SLURM profile (or is one per prefit)
+    profile = yaml.safe_load((REPO / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    bundled = {entry.split("=")[0] for entry in profile["group-components"]}
+    assert {plan.run_group(m) for m in plan.methods} - bundled == {"mtm_fit_irt", "mtm_fit_lasso"}

@@ -3,7 +3,7 @@
 # The jobs a config asks for come from benchcast.studies.misses_the_mark.plan.
 
 from benchcast.studies.misses_the_mark.plan import (  # noqa: E402
-    FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_MEMORY_MB, PREFIT_PRIORITY, Plan,
+    FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_MEMORY_MB, PREFIT_PRIORITY, Plan, REPORT_GROUP as MTM_REPORT_GROUP,
     RUNS as MTM_RUNS, SPLITS as MTM_SPLITS, TABLES as MTM_TABLES, TIMING as MTM_TIMING, dataset_tables,
 )
 
@@ -58,6 +58,7 @@ rule mtm_prefit:
         settings=lambda w: MTM_PLAN.prefit_settings(w.fit, w.split),
         budgets=MTM["budgets"],
         seed=config["seed"],
+    group: lambda w: MTM_PLAN.prefit_group(w.fit)
     resources:
         mem_mb=lambda w: PREFIT_MEMORY_MB[MTM_PLAN.prefit_kind(w.fit)],
     # the longest jobs of the grid, and their run jobs wait on them: start them first so that
@@ -86,6 +87,7 @@ rule mtm_run:
         method_params=lambda w: MTM_PLAN.method_params(w.method, w.split),
         method_name=lambda w: MTM_PLAN.method_name.get(w.method, w.method),
         prefit_kind=lambda w: MTM_PLAN.prefit(w.method),
+    group: lambda w: MTM_PLAN.run_group(w.method)
     resources:
         mem_mb=lambda w: MTM_PLAN.run_memory_mb(w.method),
     priority: lambda w: MTM_PLAN.run_priority(w.method, w.n)
@@ -108,6 +110,7 @@ rule mtm_metrics:
         cells="results/metrics/misses_the_mark/cells.parquet",
     params:
         cells=MTM_CELLS,
+    group: MTM_REPORT_GROUP
     log:
         "logs/misses_the_mark/metrics.log",
     benchmark:
@@ -131,6 +134,7 @@ rule mtm_similarity:
     params:
         cells=MTM_CELLS,
         titles=MTM_PLAN.titles(MTM["datasets"]),
+    group: MTM_REPORT_GROUP
     log:
         "logs/misses_the_mark/similarity.log",
     benchmark:
@@ -156,6 +160,7 @@ rule mtm_figure5:
         title=CATALOG[MTM_FIG5].title,
         bins=MTM["figure5"]["bins"],
         labels=[f"AIPW (n={MTM['figure5']['aipw_n']})", f"Random-Sampling (n={MTM['figure5']['random_sampling_n']})"],
+    group: MTM_REPORT_GROUP
     log:
         "logs/misses_the_mark/figure5.log",
     benchmark:
@@ -194,6 +199,7 @@ rule mtm_tables:
         timing_cells=MTM_CELLS,
         table2_dataset=MTM_FIG5,
         tolerance=MTM["tolerance"],
+    group: MTM_REPORT_GROUP
     log:
         "logs/misses_the_mark/tables.log",
     benchmark:

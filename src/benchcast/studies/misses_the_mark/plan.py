@@ -35,6 +35,15 @@ PREFIT_MEMORY_MB = {"irt": 3000, "lasso": 1500}
 #: Methods whose run jobs need more memory than the default (measured peaks ~2-3 GB on QNLI).
 LARGE_MEMORY = ("random_search_learn", "pca")
 
+# SLURM job groups (ignored by local runs): a prefit and the run jobs that read it are one group
+# job per dataset and split (mtm_fit_<fit>); the other run jobs are bundled by cost class, so many
+# short jobs share one submission. workflow/profiles/slurm sets each class's bundle size
+# (group-components); the few-second methods are the many.
+RUN_GROUPS = {"random_search_learn": "mtm_search", "pca": "mtm_pca"}
+LIGHT_RUN_GROUP = "mtm_light"
+#: metrics, figures and tables: one bundle after the runs
+REPORT_GROUP = "mtm_report"
+
 
 def dataset_tables(dataset: str) -> dict[str, str]:
     """The ingested tables a job of this study reads for one dataset."""
@@ -146,6 +155,17 @@ class Plan:
 
     def run_memory_mb(self, label: str) -> int:
         return 4000 if label in LARGE_MEMORY else 1500
+
+    def run_group(self, label: str) -> str:
+        """The SLURM job group of a method's run jobs (see RUN_GROUPS)."""
+        key = self.prefit_key(label)
+        if key is not None:
+            return self.prefit_group(key)
+        return RUN_GROUPS.get(self.method_name.get(label, label), LIGHT_RUN_GROUP)
+
+    @staticmethod
+    def prefit_group(key: str) -> str:
+        return f"mtm_fit_{key}"
 
     def prefit_key(self, label: str) -> str | None:
         """The ``{fit}`` of a method's prefit job: the IRT fit is one per (dataset, split), shared by
