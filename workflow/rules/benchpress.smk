@@ -61,6 +61,8 @@ rule bp_paper_vs_ours:
         md=f"{BP_TABLES}/paper_vs_ours.md",
     log:
         "logs/benchpress/paper_vs_ours.log",
+    benchmark:
+        "benchmarks/benchpress/paper_vs_ours.tsv"
     conda:
         BENCHCAST_ENV
     script:
@@ -97,6 +99,8 @@ rule bp_metrics:
         summary=f"{BP_METRICS}/grid_summary.parquet",
     log:
         "logs/benchpress/metrics.log",
+    benchmark:
+        "benchmarks/benchpress/metrics.tsv"
     conda:
         BENCHCAST_ENV
     script:
@@ -121,6 +125,8 @@ rule bp_tables:
         tolerance=BP["tolerance"],
     log:
         "logs/benchpress/tables.log",
+    benchmark:
+        "benchmarks/benchpress/tables.tsv"
     conda:
         BENCHCAST_ENV
     script:
@@ -272,6 +278,8 @@ rule bp_section5_summary:
         f"{BP_TABLES}/section5_paper_vs_ours.csv",
     log:
         "logs/benchpress/section5_summary.log",
+    benchmark:
+        "benchmarks/benchpress/section5_summary.tsv"
     conda:
         BENCHCAST_ENV
     script:
@@ -317,6 +325,8 @@ rule bp_table17:
         levels=BP["conformal_levels"],
     log:
         "logs/benchpress/table17.log",
+    benchmark:
+        "benchmarks/benchpress/table17.tsv"
     conda:
         BENCHCAST_ENV
     script:
@@ -336,6 +346,8 @@ rule bp_matrix_figures:
         provenance=f"{BP_TABLES}/matrix_provenance.csv",
     log:
         "logs/benchpress/matrix_figures.log",
+    benchmark:
+        "benchmarks/benchpress/matrix_figures.tsv"
     conda:
         BENCHCAST_ENV
     script:
