@@ -86,3 +86,14 @@ def test_performance_table_rolls_up_and_projects(tmp_path):
     assert whole["wall_1_cores_s"] == 13.0 and whole["wall_2_cores_s"] == 8.0
     # a study's own graph: the two runs side by side
     assert by.loc[("misses_the_mark", "(all)"), "wall_2_cores_s"] == 7.0
+
+
+def test_jobs_inside_group_blocks_are_read_too():
+    grouped = DRY_RUN.replace(
+        "rule mtm_run:\n    input: results/data/toy/responses.parquet\n    output: results/runs/a.parquet\n    jobid: 1\n",
+        "[Tue Nov 24 08:34:29 2026] Group job mtm_light (jobs in lexicogr. order):\n"
+        "    rule mtm_run:\n        input: results/data/toy/responses.parquet\n"
+        "        output: results/runs/a.parquet\n        jobid: 1\n",
+    )
+    assert grouped != DRY_RUN
+    assert dependencies(parse_dry_run(grouped)) == dependencies(parse_dry_run(DRY_RUN))

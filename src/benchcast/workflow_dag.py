@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
-_FIELD = re.compile(r"^ {4}(input|output|jobid|benchmark|wildcards): (.*)$")
+# a job outside a group at column 0, its fields at 4; a job inside a "Group job" block (dry runs
+# show the rules' groups) 4 more
+_RULE = re.compile(r"^(?: {4})?rule (\w+):$")
+_FIELD = re.compile(r"^ {4}(?: {4})?(input|output|jobid|benchmark|wildcards): (.*)$")
 
 
 @dataclass
@@ -29,10 +32,10 @@ class PlannedJob:
 
 
 def parse_dry_run(text: str) -> list[PlannedJob]:
-    """The jobs of an ungrouped (local-executor) ``snakemake -n`` run, in the order printed."""
+    """The jobs of a ``snakemake -n`` run, in the order printed (inside group jobs too)."""
     jobs: list[PlannedJob] = []
     for line in text.splitlines():
-        rule = re.match(r"^rule (\w+):$", line)
+        rule = _RULE.match(line)
         if rule:
             jobs.append(PlannedJob(rule.group(1)))
             continue
@@ -52,7 +55,7 @@ def parse_dry_run(text: str) -> list[PlannedJob]:
         elif key == "wildcards":
             job.wildcards = dict(part.split("=", 1) for part in value.split(", "))
     if len({job.jobid for job in jobs}) != len(jobs):
-        raise ValueError("the dry run's jobs do not have distinct jobids (is it a grouped run? use the local executor)")
+        raise ValueError("the dry run's jobs do not have distinct jobids")
     return jobs
 
 
