@@ -97,3 +97,4 @@ def test_jobs_inside_group_blocks_are_read_too():
     )
     assert grouped != DRY_RUN
     assert dependencies(parse_dry_run(grouped)) == dependencies(parse_dry_run(DRY_RUN))
+    assert [job.group for job in parse_dry_run(grouped)] == [None, 0, None, None]

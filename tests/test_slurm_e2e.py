@@ -26,12 +26,12 @@ from pathlib import Path
 
 import pytest
 
+from benchcast.workflow_dag import TARGET_RULES
+
 REPO = Path(__file__).resolve().parents[1]
 CLUSTER = REPO / "scripts" / "slurm" / "local-cluster.sh"
 RAW_DIR = (REPO.parent / "shared" / "raw").resolve()
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-#: rules that only collect their inputs: Snakemake runs them in its own process, never through sbatch
-TARGET_RULES = {"all", "data", "aggregate_data", "misses_the_mark", "benchpress", "irt_validation"}
 #: what the copies of the repository leave out: outputs, caches and environments
 NOT_COPIED = {
     ".git",

@@ -18,24 +18,30 @@ DRY_RUN = """\
 [Tue Nov 24 08:19:03 2026]
 rule ingest_item_dataset:
     output: results/data/musr/responses.parquet
+    jobid: 5
 [Tue Nov 24 08:19:03 2026] Group job mtm_light (jobs in lexicogr. order):
 
     [Tue Nov 24 08:19:03 2026]
     rule mtm_run:
         output: a
+        jobid: 1
 
     [Tue Nov 24 08:19:03 2026]
     rule mtm_run:
         output: b
+        jobid: 2
 [Tue Nov 24 08:19:03 2026] Group job mtm_fit_irt (jobs in lexicogr. order):
 
     rule mtm_prefit:
         output: c
+        jobid: 3
 
     rule mtm_run:
         output: d
+        jobid: 4
 rule all:
     input: a, b, d
+    jobid: 0
 """
 
 

@@ -12,28 +12,22 @@ grouping. No cluster is needed (a dry run submits nothing).
 from __future__ import annotations
 
 import argparse
-import re
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
+from benchcast.workflow_dag import TARGET_RULES, parse_dry_run
+
 REPO = Path(__file__).resolve().parents[2]
-#: rules whose jobs only collect inputs: Snakemake runs them itself, never through sbatch
-TARGET_RULES = {"all", "data", "aggregate_data", "misses_the_mark", "benchpress", "irt_validation"}
 
 
 def count(dry_run_log: str) -> dict[str, int]:
-    """Submissions and rule instances in the text of a ``snakemake -n`` run.
-
-    Jobs outside groups print ``rule NAME:`` at the start of a line; a group job prints ``Group job
-    NAME`` and its jobs indented under it."""
-    ungrouped = Counter(m.group(1) for m in re.finditer(r"^rule (\w+):$", dry_run_log, flags=re.M))
-    grouped = Counter(m.group(1) for m in re.finditer(r"^ +rule (\w+):$", dry_run_log, flags=re.M))
-    groups = len(re.findall(r"Group job \S+ \(jobs in lexicogr\. order\):", dry_run_log))
-    jobs = sum(n for rule, n in (ungrouped + grouped).items() if rule not in TARGET_RULES)
-    single = sum(n for rule, n in ungrouped.items() if rule not in TARGET_RULES)
-    return {"jobs": jobs, "submissions": groups + single, "group_jobs": groups}
+    """Jobs, submissions and group jobs in the text of a ``snakemake -n`` run: one submission per
+    group job and per job outside a group (target rules run in Snakemake's own process)."""
+    jobs = [job for job in parse_dry_run(dry_run_log) if job.rule not in TARGET_RULES]
+    groups = {job.group for job in jobs if job.group is not None}
+    single = sum(job.group is None for job in jobs)
+    return {"jobs": len(jobs), "submissions": len(groups) + single, "group_jobs": len(groups)}
 
 
 def dry_run(configfiles: list[str], extra: list[str]) -> str:

@@ -19,6 +19,9 @@ import pandas as pd
 # show the rules' groups) 4 more
 _RULE = re.compile(r"^(?: {4})?rule (\w+):$")
 _FIELD = re.compile(r"^ {4}(?: {4})?(input|output|jobid|benchmark|wildcards): (.*)$")
+_GROUP = re.compile(r"Group job \S+ \(jobs in lexicogr\. order\):$")
+#: rules whose jobs only collect inputs: Snakemake runs them in its own process (never via sbatch)
+TARGET_RULES = frozenset({"all", "data", "aggregate_data", "misses_the_mark", "benchpress", "irt_validation"})
 
 
 @dataclass
@@ -29,15 +32,23 @@ class PlannedJob:
     outputs: list[str] = field(default_factory=list)
     benchmark: str | None = None
     wildcards: dict[str, str] = field(default_factory=dict)
+    #: the group job it runs in (numbered in the order printed), None outside groups
+    group: int | None = None
 
 
 def parse_dry_run(text: str) -> list[PlannedJob]:
     """The jobs of a ``snakemake -n`` run, in the order printed (inside group jobs too)."""
     jobs: list[PlannedJob] = []
+    groups, group = 0, None
     for line in text.splitlines():
+        if _GROUP.search(line):
+            group, groups = groups, groups + 1
+            continue
         rule = _RULE.match(line)
         if rule:
-            jobs.append(PlannedJob(rule.group(1)))
+            if not line.startswith(" "):  # a job at column 0 is outside any group block
+                group = None
+            jobs.append(PlannedJob(rule.group(1), group=group))
             continue
         match = _FIELD.match(line)
         if not match or not jobs:
