@@ -15,6 +15,9 @@ for study in config["studies"]:
     include: f"workflow/rules/{study}.smk"
 
 
+include: "workflow/rules/overview.smk"
+
+
 report: "workflow/report/workflow.rst"
 
 
@@ -22,6 +25,7 @@ rule all:
     """Every output of the selected studies."""
     input:
         [path for study in config["studies"] for path in STUDY_OUTPUTS[study]],
+        OVERVIEW_OUTPUTS,
     default_target: True
 
 

@@ -12,12 +12,11 @@ config (``snakemake -n --forceall``); the times are the benchmark files under th
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
 from benchcast.performance import performance_table
-from benchcast.workflow_dag import dependencies, measured, parse_dry_run
+from benchcast.workflow_dag import dependencies, measured, plan
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -30,12 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, nargs="+", default=[8, 32, 128])
     parser.add_argument("--out", type=Path, help="CSV to write (default: print only)")
     args = parser.parse_args(argv)
-    cmd = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--configfile", *args.configfile]
-    cmd += ["--config", *args.config] if args.config else []
-    proc = subprocess.run(cmd, cwd=args.directory, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"snakemake dry run failed in {args.directory}:\n{(proc.stdout + proc.stderr)[-3000:]}")
-    jobs = parse_dry_run(proc.stdout + proc.stderr)
+    jobs = plan(args.directory, args.configfile, args.config)
     table = performance_table(jobs, dependencies(jobs), measured(jobs, args.directory), cores=args.cores)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

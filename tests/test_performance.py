@@ -98,3 +98,14 @@ def test_jobs_inside_group_blocks_are_read_too():
     assert grouped != DRY_RUN
     assert dependencies(parse_dry_run(grouped)) == dependencies(parse_dry_run(DRY_RUN))
     assert [job.group for job in parse_dry_run(grouped)] == [None, 0, None, None]
+
+
+def test_paper_costs_sit_next_to_ours(tmp_path):
+    jobs = parse_dry_run(DRY_RUN)
+    write_benchmark(tmp_path / "benchmarks/misses_the_mark/run/toy/interpolation/aipw/n=50.tsv", [5.0])
+    costs = {"misses_the_mark": {"aipw": "Table 2: 0.27 s"}, "benchpress": {"(all)": "not reported"}}
+    table = performance_table(jobs, dependencies(jobs), measured(jobs, tmp_path), cores=(1,), costs=costs)
+    by = table.set_index(["study", "method"])["paper_cost"]
+    assert by[("misses_the_mark", "aipw")] == "Table 2: 0.27 s"
+    assert by[("misses_the_mark", "(all)")] == "" and by[("(all)", "(all)")] == ""
+    assert "paper_cost" not in performance_table(jobs, dependencies(jobs), measured(jobs, tmp_path), cores=(1,)).columns

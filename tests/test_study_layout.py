@@ -89,3 +89,27 @@ def test_an_unknown_study_is_refused_by_name(tmp_path):
     assert proc.returncode != 0
     out = proc.stdout + proc.stderr
     assert "config studies: unknown study 'tailored'" in out and "irt_validation" in out
+
+
+def job_counts(dry_run: str) -> dict[str, int]:
+    table = dry_run[dry_run.index("Job stats:") :]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^([a-z_0-9]+)\s+(\d+)$", table, re.M)}
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="needs the raw mirror ../shared/raw beside the repository")
+def test_all_papers_is_every_study_config_in_one_run():
+    """config/all_papers.yaml includes each study's own config: its plan is their union, plus the
+    index and the performance table, and nothing of the quick default config leaks in."""
+
+    def plan(*configfiles: str) -> dict[str, int]:
+        cmd = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--configfile", *configfiles]
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return job_counts(proc.stdout)
+
+    both = plan("config/all_papers.yaml")
+    mtm = plan("config/misses_the_mark.yaml")
+    assert both["mtm_run"] == mtm["mtm_run"] == 864  # 12 datasets x 2 splits x 3 budgets x 12 methods
+    assert both["mtm_prefit"] == mtm["mtm_prefit"] and both["mtm_splits"] == mtm["mtm_splits"]
+    assert both["bp_grid"] == 84  # the full 7 x 12 grid of config/benchpress.yaml, not the quick 2 x 4
+    assert both["index"] == 1 and both["performance"] == 1 and both["all"] == 1

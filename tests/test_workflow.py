@@ -135,11 +135,34 @@ def finished_run(tmp_path_factory) -> Path:
 def test_end_to_end_outputs(finished_run):
     t = finished_run / "results" / "tables" / "misses_the_mark"
     pvo = pd.read_csv(t / "paper_vs_ours.csv")
-    assert list(pvo.columns) == ["dataset", "split", "n", "method", "ours", "paper"]
+    assert list(pvo.columns) == [
+        "dataset",
+        "split",
+        "n",
+        "method",
+        "ours",
+        "paper",
+        "rel_tolerance",
+        "within_tolerance",
+    ]
     # every configured cell has ours; the paper's cells for data we did not run stay, with ours empty
     ran = pvo[pvo.dataset.isin(["toy_a", "toy_b"])]
     assert len(ran) == 2 * 2 * 11 and ran.ours.notna().all()
     assert pvo[pvo.dataset == "not_run"].ours.isna().all() and (pvo.dataset == "not_run").sum() == 4
+    assert not pvo[pvo.dataset == "not_run"].within_tolerance.any()  # a number we did not make never counts
+    # the run's index: the study's sections, linked relative to results/, and its share within tolerance
+    index = (finished_run / "results" / "index.md").read_text()
+    both = pvo.dropna(subset=["ours", "paper"])
+    assert f"| {len(both)} | {int(both.within_tolerance.sum())} |" in index
+    assert "[table1.md](tables/misses_the_mark/table1.md)" in index
+    # the performance table rolls up every job's benchmark file, the paper's costs beside
+    perf = pd.read_csv(finished_run / "results" / "tables" / "performance.csv").set_index(["study", "method"])
+    aipw_jobs = list((finished_run / "benchmarks/misses_the_mark/run").glob("*/*/aipw/*.tsv"))
+    assert perf.loc[("misses_the_mark", "aipw"), "jobs"] == len(aipw_jobs) >= 4  # 2 datasets x 2 splits (+ Figure 5's)
+    assert perf.loc[("misses_the_mark", "aipw"), "paper_cost"].startswith("Table 2: 0.00 s training + 0.27 s")
+    study = perf.loc[("misses_the_mark", "(all)")]
+    assert study["unmeasured_jobs"] == 0 and study["wall_8_cores_s"] <= study["job_seconds"]
+    assert study["critical_path_s"] <= study["wall_8_cores_s"] + 1e-9
     cells = pd.read_parquet(finished_run / "results/metrics/misses_the_mark/cells.parquet")
     assert np.allclose(cells.loc[cells.method == "random_sampling", "reduction"], 0.0)
     for f in (

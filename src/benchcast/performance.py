@@ -3,22 +3,21 @@ critical path and the projected wall time on P cores (benchcast.schedule's list-
 simulation of the study's own job graph), from the ``benchmark:`` files of a finished run.
 
 A job's study is the first folder of its benchmark path (``benchmarks/<study>/...``; the shared
-ingest jobs are ``data``); its method is its ``method``/``bpmethod`` wildcard, else its rule.
+ingest jobs are ``data``); its method is its ``method``/``fit``/``bpmethod`` wildcard, else its rule.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from benchcast.job_resources import METHOD_WILDCARDS
 from benchcast.schedule import critical_path, simulate
 from benchcast.workflow_dag import PlannedJob
 
-#: wildcards that name a method, in the order tried
-METHOD_WILDCARDS = ("method", "bpmethod")
 ALL = "(all)"
 
 
@@ -46,10 +45,13 @@ def performance_table(
     deps: dict[str, set[str]],
     measured: dict[str, tuple[float, float]],
     cores: Sequence[int] = (8, 32, 128),
+    costs: Mapping[str, Mapping[str, str]] | None = None,
 ) -> pd.DataFrame:
     """One row per (study, method), then one per study (method ``(all)``, with its critical path
     and projected wall times), then the whole run (study ``(all)``). Jobs without a benchmark file
-    (target rules) are left out; ``unmeasured`` counts jobs that have one but no measurement."""
+    (target rules) are left out; ``unmeasured`` counts jobs that have one but no measurement.
+    ``costs`` (study -> method or ``(all)`` -> text) is the paper's own published cost, put in the
+    column ``paper_cost`` next to ours."""
     by_key: dict[tuple[str, str], list[str]] = defaultdict(list)
     unmeasured: dict[str, int] = defaultdict(int)
     rule_of = {}
@@ -90,4 +92,7 @@ def performance_table(
         ids = [j for (s, _), js in by_key.items() if s == study for j in js]
         rows.append(row(study, ALL, ids, True))
     rows.append(row(ALL, ALL, [j for js in by_key.values() for j in js], True))
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if costs is not None:
+        table["paper_cost"] = [costs.get(r.study, {}).get(r.method, "") for r in table.itertuples()]
+    return table

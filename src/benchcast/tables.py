@@ -1,4 +1,4 @@
-"""Write tables as CSV and GitHub Markdown (no tabulate dependency)."""
+"""Write tables as CSV and GitHub Markdown (no tabulate dependency); the paper-vs-ours tolerance rule."""
 
 from __future__ import annotations
 
@@ -37,3 +37,10 @@ def write_table(
         Path(md).parent.mkdir(parents=True, exist_ok=True)
         text = (f"# {title}\n\n" if title else "") + to_markdown(df, digits, index)
         Path(md).write_text(text)
+
+
+def within_tolerance(ours: pd.Series, paper: pd.Series, abs_tol, rel_tol) -> pd.Series:
+    """|ours - paper| <= max(abs_tol, rel_tol * |paper|) (tolerances scalars or per-row Series);
+    False where either number is missing."""
+    ok = (ours - paper).abs() <= np.maximum(abs_tol, rel_tol * paper.abs())
+    return ok & ours.notna() & paper.notna()

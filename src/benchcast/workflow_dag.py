@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +20,7 @@ import pandas as pd
 # a job outside a group at column 0, its fields at 4; a job inside a "Group job" block (dry runs
 # show the rules' groups) 4 more
 _RULE = re.compile(r"^(?: {4})?rule (\w+):$")
-_FIELD = re.compile(r"^ {4}(?: {4})?(input|output|jobid|benchmark|wildcards): (.*)$")
+_FIELD = re.compile(r"^ {4}(?: {4})?(input|output|jobid|benchmark|wildcards|resources): (.*)$")
 _GROUP = re.compile(r"Group job \S+ \(jobs in lexicogr\. order\):$")
 #: rules whose jobs only collect inputs: Snakemake runs them in its own process (never via sbatch)
 TARGET_RULES = frozenset({"all", "data", "aggregate_data", "misses_the_mark", "benchpress", "irt_validation"})
@@ -34,6 +36,8 @@ class PlannedJob:
     wildcards: dict[str, str] = field(default_factory=dict)
     #: the group job it runs in (numbered in the order printed), None outside groups
     group: int | None = None
+    #: its resources as the dry run prints them (``mem_mb`` -> ``"700"``)
+    resources: dict[str, str] = field(default_factory=dict)
 
 
 def parse_dry_run(text: str) -> list[PlannedJob]:
@@ -65,6 +69,8 @@ def parse_dry_run(text: str) -> list[PlannedJob]:
             job.benchmark = value.strip()
         elif key == "wildcards":
             job.wildcards = dict(part.split("=", 1) for part in value.split(", "))
+        elif key == "resources":
+            job.resources = dict(part.split("=", 1) for part in value.split(", ") if "=" in part)
     if len({job.jobid for job in jobs}) != len(jobs):
         raise ValueError("the dry run's jobs do not have distinct jobids")
     return jobs
@@ -93,3 +99,17 @@ def measured(jobs: list[PlannedJob], root: Path) -> dict[str, tuple[float, float
         if job.benchmark and (root / job.benchmark).is_file():
             out[job.jobid] = read_benchmark(root / job.benchmark)
     return out
+
+
+def plan(
+    directory: Path, configfiles: list[str], config: list[str] = (), snakefile: Path | None = None
+) -> list[PlannedJob]:
+    """Snakemake's plan of every job of a config (``snakemake -n --forceall``) in ``directory``
+    (with ``snakefile`` when the workflow is not the directory's own)."""
+    cmd = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--nolock", "--configfile", *configfiles]
+    cmd += ["--config", *config] if config else []
+    cmd += ["--snakefile", str(snakefile)] if snakefile else []
+    proc = subprocess.run(cmd, cwd=directory, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"snakemake dry run failed in {directory}:\n{(proc.stdout + proc.stderr)[-3000:]}")
+    return parse_dry_run(proc.stdout + proc.stderr)

@@ -1,11 +1,16 @@
-"""Small helpers for the thin workflow scripts: one-thread BLAS, logging to the rule's log."""
+"""Small helpers for the workflow: one-thread BLAS, logging to the rule's log, config includes."""
 
 from __future__ import annotations
 
+import copy
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import yaml
+
+from benchcast.errors import ConfigError
 
 
 def single_threaded() -> None:
@@ -99,3 +104,42 @@ def exit_without_idle_tail() -> bool:
 
     JobScheduler._schedule_reevalutation = schedule_reevaluation
     return True
+
+
+def _deep_update(base: dict, over: dict) -> None:
+    """``over`` into ``base`` in place: dicts merge key by key, anything else (lists too) replaces."""
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _deep_update(base[key], value)
+        else:
+            base[key] = copy.deepcopy(value)
+
+
+def resolve_includes(defaults: dict, overrides: dict, root: Path) -> dict | None:
+    """The config of a run whose config files name others under ``include:`` (config/all_papers.yaml),
+    or None when none does.
+
+    Layers, later wins (dicts merged key by key, lists replaced, as Snakemake merges config files):
+    the workflow's default config, each included file in order, then what the command line gave
+    (every ``--configfile`` and ``--config``: ``overrides``). Paths are relative to ``root``; an
+    included file may not include others.
+    """
+    includes = overrides.get("include")
+    if includes is None:
+        return None
+    if isinstance(includes, str):
+        includes = [includes]
+    merged = copy.deepcopy(defaults)
+    for name in includes:
+        path = root / name
+        if not path.is_file():
+            raise ConfigError(f"config include: {name} is not a file (paths are relative to {root})")
+        content = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(content, dict):
+            raise ConfigError(f"config include: {name} is not a mapping of config keys")
+        if "include" in content:
+            raise ConfigError(f"config include: {name} includes other files itself; list them all in one include:")
+        _deep_update(merged, content)
+    _deep_update(merged, overrides)
+    merged.pop("include")
+    return merged

@@ -29,6 +29,28 @@ STUDY_OUTPUTS["benchpress"] = [
     f"{BP_TABLES}/table17.csv", f"{BP_FIGS}/figure2.png",
 ]
 
+_BP_CELLS = BP["tolerance"]["cells"]
+STUDY_INDEX["benchpress"] = {
+    "title": "You Don't Need to Run Every Eval (BenchPress)",
+    "paper": "../shared/papers/benchpress-you-dont-need-to-run-every-eval.txt",
+    "tolerance": f"|ours - paper| <= max(abs, {_BP_CELLS['rel']} x |paper|), abs {_BP_CELLS['abs']} "
+                 f"or per column {_BP_CELLS['abs_by_column']} (config benchpress.tolerance.cells)",
+    "paper_vs_ours": f"{BP_TABLES}/paper_vs_ours.csv",
+    "sections": [
+        ["Section 2, Table 1, Figures 2-3: the score matrix", [f"{BP_TABLES}/table1.csv", f"{BP_FIGS}/figure2.png", f"{BP_FIGS}/figure3.png"]],
+        ["Section 3.3, Figure 4, Table 2: low-rank geometry", [f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv"]],
+        ["Section 4, Table 3, Table 11, Figure 11: transform x method grid", [f"{BP_TABLES}/table3.md", f"{BP_TABLES}/table11.md", f"{BP_FIGS}/figure11.png", f"{BP_TABLES}/grid_acceptance.csv"]],
+        ["Section 5.1, Table 5, Figure 5: probe sets", [f"{BP_TABLES}/table5.csv", f"{BP_FIGS}/figure5.png"]],
+        ["Section 5.2, Table 6, Figure 6: ranking preservation", [f"{BP_TABLES}/table6.csv", f"{BP_TABLES}/figure6.csv"]],
+        ["Section 5.3, Figure 7, Table 16: newly released models", [f"{BP_FIGS}/figure7.png", f"{BP_TABLES}/table16.csv"]],
+        ["Section 6.1, Tables 7-8: what makes a benchmark or model predictable", [f"{BP_TABLES}/hypotheses_paper_vs_ours.csv"]],
+        ["Section 6.2, Figure 10, Table 17: reliability and conformal intervals", [f"{BP_FIGS}/figure10.png", f"{BP_TABLES}/table17.csv"]],
+        ["benchcast complete: the deployed reliability model and its calibration", [f"{BP_TABLES}/deploy_calibration.csv"]],
+        ["Paper vs ours, every number", [f"{BP_TABLES}/paper_vs_ours.md", f"{BP_TABLES}/section5_paper_vs_ours.csv"]],
+    ],
+}
+STUDY_COSTS["benchpress"] = {"(all)": "not reported by the paper"}
+
 wildcard_constraints:
     transform="[a-z]+",
     bpmethod="[a-z_]+",
@@ -59,6 +81,10 @@ rule bp_paper_vs_ours:
     output:
         csv=f"{BP_TABLES}/paper_vs_ours.csv",
         md=f"{BP_TABLES}/paper_vs_ours.md",
+    params:
+        tolerance=BP["tolerance"]["cells"],
+    resources:
+        **JOB_RESOURCES.of("bp_paper_vs_ours"),
     log:
         "logs/benchpress/paper_vs_ours.log",
     benchmark:
@@ -80,6 +106,11 @@ rule bp_grid:
         grid=lambda w: BP_GRID[(w.transform, w.bpmethod)],
         percentage_rule=BP["percentage_rule"],
         max_folds=BP["max_folds"],
+    # SLURM only (local runs ignore groups): grid jobs share submissions, workflow/profiles/slurm's
+    # group-components sets how many
+    group: "bp_grid"
+    resources:
+        **JOB_RESOURCES.of("bp_grid", "bpmethod"),
     log:
         "logs/benchpress/grid/{transform}/{bpmethod}.log",
     benchmark:
@@ -97,6 +128,8 @@ rule bp_metrics:
     output:
         per_fold=f"{BP_METRICS}/grid_per_fold.parquet",
         summary=f"{BP_METRICS}/grid_summary.parquet",
+    resources:
+        **JOB_RESOURCES.of("bp_metrics"),
     log:
         "logs/benchpress/metrics.log",
     benchmark:
@@ -123,6 +156,8 @@ rule bp_tables:
     params:
         default=BP["default_predictor"],
         tolerance=BP["tolerance"],
+    resources:
+        **JOB_RESOURCES.of("bp_tables"),
     log:
         "logs/benchpress/tables.log",
     benchmark:
@@ -156,6 +191,8 @@ rule bp_reliability:
         reliability=BP["reliability"],
     threads: 2
     priority: 9
+    resources:
+        **JOB_RESOURCES.of("bp_reliability"),
     log:
         "logs/benchpress/reliability.log",
     benchmark:
@@ -185,6 +222,8 @@ rule bp_geometry:
         ranks=BP["rank_sweep"],
         submatrix_benchmark_counts=BP["submatrix_benchmark_counts"],
     priority: 7
+    resources:
+        **JOB_RESOURCES.of("bp_geometry"),
     log:
         "logs/benchpress/geometry.log",
     benchmark:
@@ -205,6 +244,8 @@ rule bp_ranking:
     params:
         max_folds=BP["max_folds"],
         margins=BP["section5"]["margins"],
+    resources:
+        **JOB_RESOURCES.of("bp_ranking"),
     log:
         "logs/benchpress/ranking.log",
     benchmark:
@@ -231,6 +272,8 @@ rule bp_temporal:
         window=BP["section5"]["temporal_window"],
         min_observed=BP["section5"]["temporal_min_observed"],
     priority: 7
+    resources:
+        **JOB_RESOURCES.of("bp_temporal"),
     log:
         "logs/benchpress/temporal.log",
     benchmark:
@@ -257,6 +300,8 @@ rule bp_probes:
         runs=BP["section5"]["probe_runs"],   # objective/pool
         n_random_seeds=BP["section5"]["random_seeds"],
     priority: 9
+    resources:
+        **JOB_RESOURCES.of("bp_probes"),
     log:
         "logs/benchpress/probes.log",
     benchmark:
@@ -276,6 +321,8 @@ rule bp_section5_summary:
         paper=BP["paper_values"],
     output:
         f"{BP_TABLES}/section5_paper_vs_ours.csv",
+    resources:
+        **JOB_RESOURCES.of("bp_section5_summary"),
     log:
         "logs/benchpress/section5_summary.log",
     benchmark:
@@ -305,6 +352,8 @@ rule bp_hypotheses:
         n_seeds=BP["hypotheses"]["n_seeds"],
         peer_baseline=BP["hypotheses"]["peer_baseline"],
     priority: 9
+    resources:
+        **JOB_RESOURCES.of("bp_hypotheses"),
     log:
         "logs/benchpress/hypotheses.log",
     benchmark:
@@ -323,6 +372,8 @@ rule bp_table17:
         f"{BP_TABLES}/table17.csv",
     params:
         levels=BP["conformal_levels"],
+    resources:
+        **JOB_RESOURCES.of("bp_table17"),
     log:
         "logs/benchpress/table17.log",
     benchmark:
@@ -344,6 +395,8 @@ rule bp_matrix_figures:
         by_category=f"{BP_TABLES}/matrix_by_category.csv",
         by_quarter=f"{BP_TABLES}/matrix_by_quarter.csv",
         provenance=f"{BP_TABLES}/matrix_provenance.csv",
+    resources:
+        **JOB_RESOURCES.of("bp_matrix_figures"),
     log:
         "logs/benchpress/matrix_figures.log",
     benchmark:
@@ -368,6 +421,8 @@ rule bp_deploy:
         reliability=BP["reliability"],
     threads: 2
     priority: 8
+    resources:
+        **JOB_RESOURCES.of("bp_deploy"),
     log:
         "logs/benchpress/deploy.log",
     benchmark:
@@ -392,6 +447,8 @@ rule bp_new_model_check:
         reliability=BP["reliability"],
     threads: 2
     priority: 8
+    resources:
+        **JOB_RESOURCES.of("bp_new_model_check"),
     log:
         "logs/benchpress/new_model_check.log",
     benchmark:

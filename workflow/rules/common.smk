@@ -5,17 +5,29 @@ import re
 import sys
 from pathlib import Path
 
+from snakemake.common.configfile import load_configfile
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
-
-validate(config, schema="../schemas/config.schema.yaml")
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # run from a clone without pip install -e
 from benchcast.data.catalog import load_catalog  # noqa: E402
 from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_file  # noqa: E402
 from benchcast.errors import ConfigError  # noqa: E402
-from benchcast.workflow_support import exit_without_idle_tail  # noqa: E402
+from benchcast.job_resources import JobResources  # noqa: E402
+from benchcast.workflow_support import exit_without_idle_tail, resolve_includes  # noqa: E402
+
+# A config file may list others under `include:` (config/all_papers.yaml): they are merged between the
+# default config and the command line's files (benchcast.workflow_support.resolve_includes).
+_included = resolve_includes(
+    load_configfile(Path(workflow.basedir) / "config" / "config.yaml"),
+    workflow.config_settings.overwrite_config,
+    Path.cwd(),
+)
+if _included is not None:
+    config.clear()
+    config.update(_included)
+validate(config, schema="../schemas/config.schema.yaml")
 
 if not exit_without_idle_tail():
     print("benchcast: this Snakemake has no JobScheduler._schedule_reevalutation; runs may end with up to "
@@ -30,6 +42,16 @@ for _study in config["studies"]:
         raise ConfigError(f"config studies: unknown study '{_study}'. Known: {', '.join(STUDIES)}")
 STUDY_OUTPUTS = {}
 STUDY_DATASETS = {}
+# For results/index.md (workflow/rules/overview.smk, benchcast.paper_index): the paper's title and file,
+# the tolerance in words, the paper-vs-ours CSV and [section, [outputs]] pairs. A study without one is
+# left out of the index.
+STUDY_INDEX = {}
+# The paper's own published cost per method label (or "(all)" for the study), for the performance table.
+STUDY_COSTS = {}
+
+# Cluster requests (runtime, mem_mb) per rule and method, sized from measured benchmark files
+# (benchcast.job_resources; regenerate with scripts/resources_table.py); local runs ignore them.
+JOB_RESOURCES = JobResources.load(Path(workflow.basedir) / "workflow" / "resources.csv")
 
 # Every rule runs in this environment under --sdm conda (the pip install of requirements.txt).
 BENCHCAST_ENV = "../envs/benchcast.yaml"

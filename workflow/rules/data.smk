@@ -13,6 +13,8 @@ rule download_raw:
     params:
         catalog=config["catalog"],
         url_template=lambda w: URL_TEMPLATE,  # a function: its {fields} are not wildcards
+    resources:
+        **JOB_RESOURCES.of("download_raw"),
     log:
         "logs/download/{source}/{path}.log",
     benchmark:
@@ -40,6 +42,8 @@ rule ingest_item_dataset:
         catalog=config["catalog"],
         # the dataset's own catalog entry: editing another entry does not rerun this one
         spec=lambda w: catalog_entry(w.dataset),
+    resources:
+        **JOB_RESOURCES.of("ingest_item_dataset"),
     log:
         "logs/ingest/{dataset}.log",
     benchmark:
@@ -63,6 +67,8 @@ rule ingest_aggregate_dataset:
     params:
         catalog=config["catalog"],
         spec=lambda w: catalog_entry(w.dataset),
+    resources:
+        **JOB_RESOURCES.of("ingest_aggregate_dataset"),
     log:
         "logs/ingest/{dataset}.log",
     benchmark:

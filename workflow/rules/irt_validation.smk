@@ -28,6 +28,8 @@ rule irtv_mask:
     params:
         fraction=IRTV["heldout_fraction"],
         seed=config["seed"],
+    resources:
+        **JOB_RESOURCES.of("irtv_mask"),
     log:
         "logs/irt_validation/{dataset}/mask.log",
     conda:
@@ -48,6 +50,8 @@ rule irtv_ours:
     params:
         irt=IRTV_FIT,
         seed=config["seed"],
+    resources:
+        **JOB_RESOURCES.of("irtv_ours"),
     log:
         "logs/irt_validation/{dataset}/benchcast.log",
     benchmark:
@@ -75,6 +79,8 @@ rule irtv_pyirt:
         lr=IRTV["lr"],
         dims=IRTV["dims"],
         seed=config["seed"],
+    resources:
+        **JOB_RESOURCES.of("irtv_pyirt"),
     log:
         "logs/irt_validation/{dataset}/pyirt_{variant}.log",
     benchmark:
@@ -110,6 +116,8 @@ rule irt_validation:
         datasets=IRTV["datasets"],
         variants=IRTV["variants"],
         settings=IRTV,
+    resources:
+        **JOB_RESOURCES.of("irt_validation"),
     log:
         "logs/irt_validation/report.log",
     conda:

@@ -2,8 +2,9 @@
 # (dataset, split, method, n) looping over trials, then metrics, figures and tables.
 # The jobs a config asks for come from benchcast.studies.misses_the_mark.plan.
 
+from benchcast.studies.misses_the_mark.analysis import published_costs  # noqa: E402
 from benchcast.studies.misses_the_mark.plan import (  # noqa: E402
-    FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_MEMORY_MB, PREFIT_PRIORITY, Plan, REPORT_GROUP as MTM_REPORT_GROUP,
+    FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_PRIORITY, Plan, REPORT_GROUP as MTM_REPORT_GROUP,
     RUNS as MTM_RUNS, SPLITS as MTM_SPLITS, TABLES as MTM_TABLES, TIMING as MTM_TIMING, dataset_tables,
 )
 
@@ -13,6 +14,17 @@ MTM_CELLS = MTM_PLAN.cells()
 MTM_FIG5 = MTM_PLAN.figure5_dataset
 STUDY_DATASETS["misses_the_mark"] = list(MTM["datasets"])
 STUDY_OUTPUTS["misses_the_mark"] = MTM_PLAN.final_outputs()
+STUDY_INDEX["misses_the_mark"] = {
+    "title": "How Benchmark Prediction from Fewer Data Misses the Mark (Zhang, Dorner & Hardt)",
+    "paper": "../shared/papers/benchmark-prediction-misses-the-mark.txt",
+    "tolerance": "|ours - paper| <= max({abs}, {rel} x paper) in estimation-gap points ({by} for {methods})".format(
+        abs=MTM["tolerance"]["abs"], rel=MTM["tolerance"]["rel"],
+        by=", ".join(sorted({str(v) for v in MTM["tolerance"].get("rel_by_method", {}).values()})) or "-",
+        methods=", ".join(MTM["tolerance"].get("rel_by_method", {})) or "none"),
+    "paper_vs_ours": f"{MTM_TABLES}/paper_vs_ours.csv",
+    "sections": MTM_PLAN.index_sections(),
+}
+STUDY_COSTS["misses_the_mark"] = published_costs(MTM_PLAN.method_name)
 
 
 rule misses_the_mark:
@@ -31,6 +43,8 @@ rule mtm_splits:
         trials=MTM["trials"],
         seed=config["seed"],
         split_params=lambda w: MTM["split_params"].get(w.split, {}),
+    resources:
+        **JOB_RESOURCES.of("mtm_splits"),
     log:
         "logs/misses_the_mark/splits/{dataset}/{split}.log",
     benchmark:
@@ -60,7 +74,7 @@ rule mtm_prefit:
         seed=config["seed"],
     group: lambda w: MTM_PLAN.prefit_group(w.fit)
     resources:
-        mem_mb=lambda w: PREFIT_MEMORY_MB[MTM_PLAN.prefit_kind(w.fit)],
+        **JOB_RESOURCES.of("mtm_prefit", "fit"),
     # the longest jobs of the grid, and their run jobs wait on them: start them first so that
     # they do not become the tail of a run on few cores
     priority: lambda w: PREFIT_PRIORITY[MTM_PLAN.prefit_kind(w.fit)]
@@ -89,7 +103,7 @@ rule mtm_run:
         prefit_kind=lambda w: MTM_PLAN.prefit(w.method),
     group: lambda w: MTM_PLAN.run_group(w.method)
     resources:
-        mem_mb=lambda w: MTM_PLAN.run_memory_mb(w.method),
+        **JOB_RESOURCES.of("mtm_run", "method"),
     priority: lambda w: MTM_PLAN.run_priority(w.method, w.n)
     log:
         "logs/misses_the_mark/run/{dataset}/{split}/{method}/n={n}.log",
@@ -111,6 +125,8 @@ rule mtm_metrics:
     params:
         cells=MTM_CELLS,
     group: MTM_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("mtm_metrics"),
     log:
         "logs/misses_the_mark/metrics.log",
     benchmark:
@@ -135,6 +151,8 @@ rule mtm_similarity:
         cells=MTM_CELLS,
         titles=MTM_PLAN.titles(MTM["datasets"]),
     group: MTM_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("mtm_similarity"),
     log:
         "logs/misses_the_mark/similarity.log",
     benchmark:
@@ -161,6 +179,8 @@ rule mtm_figure5:
         bins=MTM["figure5"]["bins"],
         labels=[f"AIPW (n={MTM['figure5']['aipw_n']})", f"Random-Sampling (n={MTM['figure5']['random_sampling_n']})"],
     group: MTM_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("mtm_figure5"),
     log:
         "logs/misses_the_mark/figure5.log",
     benchmark:
@@ -200,6 +220,8 @@ rule mtm_tables:
         table2_dataset=MTM_FIG5,
         tolerance=MTM["tolerance"],
     group: MTM_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("mtm_tables"),
     log:
         "logs/misses_the_mark/tables.log",
     benchmark:

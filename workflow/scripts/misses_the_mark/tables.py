@@ -2,7 +2,7 @@ import pandas as pd
 
 from benchcast.plots import annotated_heatmap
 from benchcast.studies.misses_the_mark import analysis as mtm
-from benchcast.tables import write_table
+from benchcast.tables import within_tolerance, write_table
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
@@ -45,11 +45,11 @@ write_table(
 )
 
 pvo = mtm.paper_vs_ours(cells, paper)
+rel_by_method = p.tolerance.get("rel_by_method", {})
+pvo["rel_tolerance"] = pvo.method.map(lambda m: rel_by_method.get(m, p.tolerance["rel"])).astype(float)
+pvo["within_tolerance"] = within_tolerance(pvo.ours, pvo.paper, p.tolerance["abs"], pvo.rel_tolerance)
 pvo.to_csv(snakemake.output.paper_vs_ours, index=False, float_format="%.4f")
 both = pvo.dropna(subset=["ours", "paper"]).copy()
-rel_by_method = p.tolerance.get("rel_by_method", {})
-both["rel_tolerance"] = both.method.map(lambda m: rel_by_method.get(m, p.tolerance["rel"])).astype(float)
-both["within_tolerance"] = mtm.within_tolerance(both.ours, both.paper, p.tolerance["abs"], both.rel_tolerance)
 write_table(
     both,
     None,

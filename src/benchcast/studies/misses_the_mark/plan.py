@@ -31,9 +31,6 @@ RUN_PRIORITY = {"random_search_learn": 6, "pca": 3, "lasso": 3}
 # The IRT fits are the longest jobs of the grid (up to ~15 min) and P-IRT/GP-IRT wait on them;
 # Lasso's run jobs (priority 3-5) wait on its path (up to ~100 s on QNLI).
 PREFIT_PRIORITY = {"irt": 10, "lasso": 5}
-PREFIT_MEMORY_MB = {"irt": 3000, "lasso": 1500}
-#: Methods whose run jobs need more memory than the default (measured peaks ~2-3 GB on QNLI).
-LARGE_MEMORY = ("random_search_learn", "pca")
 
 # SLURM job groups (ignored by local runs): a prefit and the run jobs that read it are one group
 # job per dataset and split (mtm_fit_<fit>); the other run jobs are bundled by cost class, so many
@@ -153,9 +150,6 @@ class Plan:
             return 0
         return base + sum(int(n) >= b for b in (100, 200))  # larger budgets of these methods cost more
 
-    def run_memory_mb(self, label: str) -> int:
-        return 4000 if label in LARGE_MEMORY else 1500
-
     def run_group(self, label: str) -> str:
         """The SLURM job group of a method's run jobs (see RUN_GROUPS)."""
         key = self.prefit_key(label)
@@ -260,6 +254,24 @@ class Plan:
             f"{TABLES}/figure4.csv",
             f"{FIGURES}/figure5.png",
             *interleave(self.heatmaps(FIGURES, "png"), self.heatmaps(TABLES, "md")),
+        ]
+
+    def index_sections(self) -> list[list]:
+        """The paper's sections and the outputs reproducing them (results/index.md)."""
+        heatmaps = interleave(self.heatmaps(FIGURES, "png"), self.heatmaps(TABLES, "md"))
+        return [
+            ["Sections 4.2-4.3, Figures 2-3 and 6-11: estimation gap per dataset, split and budget", heatmaps],
+            [
+                "Section 4.4, Figure 4: estimation gap vs model similarity",
+                [f"{TABLES}/figure4.csv", f"{FIGURES}/figure4.png"],
+            ],
+            ["Section 4.4, Figure 5: normalised gap by similarity bin", [f"{FIGURES}/figure5.png"]],
+            ["Section 4.5, Table 1: gap and reduction over datasets per budget", [f"{TABLES}/table1.md"]],
+            ["Appendix C, Table 2: training and inference time", [f"{TABLES}/table2.md"]],
+            [
+                "Paper vs ours, per method and budget",
+                [f"{TABLES}/paper_vs_ours.md", f"{TABLES}/acceptance_summary.csv"],
+            ],
         ]
 
     def titles(self, datasets: Iterable[str]) -> dict[str, str]:

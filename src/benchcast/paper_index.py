@@ -1,0 +1,88 @@
+"""``results/index.md``: for every study of a run, its paper's sections linked to the tables and
+figures that reproduce them, and the share of the paper's numbers we reproduce within the study's
+tolerance (counted from the study's ``paper_vs_ours.csv``).
+
+A study describes itself in its rules file (``STUDY_INDEX[study]``, see ``workflow/rules/common.smk``):
+``{"title", "paper", "tolerance", "paper_vs_ours", "sections": [[section, [path, ...]], ...]}``.
+Every ``paper_vs_ours.csv`` has the columns ``ours``, ``paper`` and ``within_tolerance``; a number
+counts when both ``ours`` and ``paper`` are present.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from benchcast.errors import DataError
+
+REQUIRED = ("ours", "paper", "within_tolerance")
+
+
+def share_within(comparison: pd.DataFrame, source: str = "<table>") -> tuple[int, int]:
+    """(numbers within tolerance, numbers compared) of a paper-vs-ours table."""
+    missing = [c for c in REQUIRED if c not in comparison.columns]
+    if missing:
+        raise DataError(source, ",".join(missing), "missing columns", "rebuild it with this version's study rules")
+    both = comparison.dropna(subset=["ours", "paper"])
+    within = both["within_tolerance"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
+    return int(within.sum()), len(both)
+
+
+def _link(path: str, index_dir: Path) -> str:
+    rel = os.path.relpath(path, index_dir)
+    return f"[{Path(path).name}]({rel})"
+
+
+def render_index(
+    studies: Sequence[str],
+    entries: Mapping[str, Mapping],
+    comparisons: Mapping[str, pd.DataFrame],
+    index_path: str = "results/index.md",
+) -> str:
+    """The index's Markdown: a summary table (one row per study), then one section per study."""
+    index_dir = Path(index_path).parent
+    lines = [
+        "# benchcast results index",
+        "",
+        "Each paper's sections, linked to the tables and figures of this run that reproduce them. "
+        "*Within tolerance*: the paper's numbers that this run reproduces within the study's "
+        "tolerance, out of those it compares (its paper-vs-ours table marks each one).",
+        "",
+        "| study | paper | compared | within tolerance | share |",
+        "|---|---|---|---|---|",
+    ]
+    shares = {}
+    for study in studies:
+        entry = entries[study]
+        within, compared = share_within(comparisons[study], entry["paper_vs_ours"])
+        shares[study] = (within, compared)
+        share = f"{100.0 * within / compared:.1f}%" if compared else "n/a"
+        lines.append(f"| [{study}](#{study}) | {entry['title']} | {compared} | {within} | {share} |")
+    for study in studies:
+        entry = entries[study]
+        within, compared = shares[study]
+        lines += [
+            "",
+            f"## {study}",
+            "",
+            f"**{entry['title']}** (`{entry['paper']}`). {within} of {compared} numbers within tolerance: "
+            f"{entry['tolerance']}. Comparison: {_link(entry['paper_vs_ours'], index_dir)}.",
+            "",
+            "| paper section | results |",
+            "|---|---|",
+        ]
+        for section, paths in entry["sections"]:
+            lines.append(f"| {section} | {', '.join(_link(p, index_dir) for p in paths)} |")
+    return "\n".join(lines) + "\n"
+
+
+def index_inputs(studies: Sequence[str], entries: Mapping[str, Mapping]) -> list[str]:
+    """Every file the index links (so that the index rule makes the workflow build them)."""
+    paths = []
+    for study in studies:
+        paths.append(entries[study]["paper_vs_ours"])
+        paths += [p for _, section_paths in entries[study]["sections"] for p in section_paths]
+    return list(dict.fromkeys(paths))
