@@ -58,7 +58,8 @@ SlurmdPidFile=$STATE/slurmd.pid
 SlurmctldLogFile=$STATE/log/slurmctld.log
 SlurmdLogFile=$STATE/log/slurmd.log
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+# bind a job to its CPUs (as cgroups do): Snakemake inside a job counts them as --cores all
+TaskPlugin=task/affinity
 MpiDefault=none
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
