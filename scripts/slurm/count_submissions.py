@@ -12,11 +12,10 @@ grouping. No cluster is needed (a dry run submits nothing).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
-from benchcast.workflow_dag import TARGET_RULES, parse_dry_run
+from benchcast.workflow_dag import TARGET_RULES, dry_run_text, parse_dry_run
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,13 +30,9 @@ def count(dry_run_log: str) -> dict[str, int]:
 
 
 def dry_run(configfiles: list[str], extra: list[str]) -> str:
-    cmd = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--workflow-profile", "workflow/profiles/slurm"]
-    cmd += ["--slurm-no-account", "--configfile", *configfiles]
-    cmd += extra
-    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"snakemake dry run failed:\n{proc.stderr[-3000:]}")
-    return proc.stdout + proc.stderr
+    """The dry run's text under the SLURM profile (its groups and bundle sizes)."""
+    profile = ["--workflow-profile", "workflow/profiles/slurm", "--slurm-no-account"]
+    return dry_run_text(REPO, configfiles, [*profile, *extra])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -101,15 +101,21 @@ def measured(jobs: list[PlannedJob], root: Path) -> dict[str, tuple[float, float
     return out
 
 
-def plan(
-    directory: Path, configfiles: list[str], config: list[str] = (), snakefile: Path | None = None
-) -> list[PlannedJob]:
-    """Snakemake's plan of every job of a config (``snakemake -n --forceall``) in ``directory``
-    (with ``snakefile`` when the workflow is not the directory's own)."""
-    cmd = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--nolock", "--configfile", *configfiles]
-    cmd += ["--config", *config] if config else []
-    cmd += ["--snakefile", str(snakefile)] if snakefile else []
+def dry_run_text(directory: Path, configfiles: list[str], extra: list[str] = ()) -> str:
+    """The text of ``snakemake -n --forceall`` for a config in ``directory`` (``extra``: more
+    arguments, e.g. ``--config`` pairs, a ``--snakefile`` or a ``--workflow-profile``)."""
+    cmd = [sys.executable, "-m", "snakemake", "-n", "--forceall", "--nolock", "--configfile", *configfiles, *extra]
     proc = subprocess.run(cmd, cwd=directory, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"snakemake dry run failed in {directory}:\n{(proc.stdout + proc.stderr)[-3000:]}")
-    return parse_dry_run(proc.stdout + proc.stderr)
+    return proc.stdout + proc.stderr
+
+
+def plan(
+    directory: Path, configfiles: list[str], config: list[str] = (), snakefile: Path | None = None
+) -> list[PlannedJob]:
+    """Snakemake's plan of every job of a config in ``directory`` (with ``snakefile`` when the
+    workflow is not the directory's own)."""
+    extra = ["--config", *config] if config else []
+    extra += ["--snakefile", str(snakefile)] if snakefile else []
+    return parse_dry_run(dry_run_text(directory, configfiles, extra))
