@@ -126,3 +126,13 @@ def test_slurm_groups_keep_prefit_readers_with_their_prefit(catalog):
     profile = yaml.safe_load((REPO / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
     bundled = {entry.split("=")[0] for entry in profile["group-components"]}
     assert {plan.run_group(m) for m in plan.methods} - bundled == {"mtm_fit_irt", "mtm_fit_lasso"}
+
+
+def test_slurm_group_priority_is_its_highest_members(catalog):
+    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    assert plan.group_priority("mtm_fit_irt") == 10  # the IRT fit; its P-IRT / GP-IRT runs have 0
+    assert plan.group_priority("mtm_fit_lasso") == 5
+    assert plan.group_priority("mtm_search") == 8  # Random-Search-Learn at n = 200: 6 + 2
+    assert plan.group_priority("mtm_pca") == 5
+    assert plan.group_priority("mtm_light") == 0
+    assert plan.group_priority("no_such_group") == 0

@@ -90,3 +90,73 @@ def test_cluster_requests_come_from_the_measured_table(tmp_path):
         assert job.resources["group_slots"] == "1"
     measured = {j.rule for j in jobs if table.lookup(j.rule) is not None}
     assert {"mtm_run", "mtm_prefit", "mtm_splits", "ingest_item_dataset"} <= measured
+
+
+def test_slurm_nice_turns_priorities_into_nice_values():
+    from benchcast.job_resources import HIGHEST_PRIORITY, slurm_nice
+
+    assert slurm_nice(HIGHEST_PRIORITY) == "--nice=0"
+    assert slurm_nice(9) == "--nice=100"
+    assert slurm_nice(0) == "--nice=1000"
+    for bad in (-1, HIGHEST_PRIORITY + 1):
+        with pytest.raises(ValueError, match="outside"):
+            slurm_nice(bad)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("snakemake_executor_plugin_slurm") is None, reason="needs snakemake-executor-plugin-slurm"
+)
+def test_slurm_starts_jobs_in_snakemakes_priority_order(tmp_path):
+    """SLURM orders pending jobs itself: every job hands it its priority as --nice (slurm_nice), a
+    group job its highest member's, so no job is ranked below what its own priority asks."""
+    from benchcast.job_resources import slurm_nice
+    from benchcast.workflow_dag import TARGET_RULES, parse_dry_run
+
+    overlay = tmp_path / "two.yaml"
+    overlay.write_text(yaml.safe_dump({"misses_the_mark": {"datasets": ["musr", "gsm"]}}))
+    jobs = [
+        j
+        for j in parse_dry_run(count_submissions.dry_run(["config/misses_the_mark.yaml", str(overlay)], []))
+        if j.rule not in TARGET_RULES
+    ]
+
+    def nice(extra: str) -> int:
+        assert extra.startswith("--nice="), extra
+        return int(extra.removeprefix("--nice="))
+
+    by_group: dict[int, set[str]] = {}
+    for job in jobs:
+        extra = job.resources["slurm_extra"]
+        assert nice(extra) <= nice(slurm_nice(job.priority)), (job.rule, job.wildcards, extra, job.priority)
+        if job.group is None:
+            assert extra == slurm_nice(job.priority), (job.rule, extra)
+        else:
+            by_group.setdefault(job.group, set()).add(extra)
+    assert all(len(values) == 1 for values in by_group.values())
+    irt = {j.resources["slurm_extra"] for j in jobs if j.rule == "mtm_prefit" and j.wildcards["fit"] == "irt"}
+    light = {j.resources["slurm_extra"] for j in jobs if j.rule == "mtm_run" and j.wildcards["method"] == "aipw"}
+    assert irt == {"--nice=0"} and light == {"--nice=1000"}
+
+
+def test_every_rule_with_a_priority_hands_it_to_slurm():
+    """A rule's ``priority:`` and its ``slurm_extra`` say the same (the profile's default covers
+    the rules without a priority: the lowest, nice 1000)."""
+    import re
+
+    from benchcast.job_resources import slurm_nice
+
+    checked = 0
+    for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        for block in re.split(r"(?m)^(?=rule )", path.read_text())[1:]:
+            priority = re.search(r"(?m)^    priority: (.+)$", block)
+            if priority is None:
+                continue
+            checked += 1
+            value = priority.group(1).strip()
+            if value.isdigit():
+                assert f"slurm_extra=slurm_nice({value})" in block, (path.name, block.splitlines()[0])
+            else:  # a per-job priority: the rule passes its SLURM group's
+                assert "slurm_extra=lambda w: slurm_nice(" in block, (path.name, block.splitlines()[0])
+    assert checked >= 9
+    profile = yaml.safe_load((REPO / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    assert profile["default-resources"]["slurm_extra"] == repr(slurm_nice(0))

@@ -38,6 +38,8 @@ class PlannedJob:
     group: int | None = None
     #: its resources as the dry run prints them (``mem_mb`` -> ``"700"``)
     resources: dict[str, str] = field(default_factory=dict)
+    #: its Snakemake ``priority`` (0 unless the rule sets one)
+    priority: int = 0
 
 
 def parse_dry_run(text: str) -> list[PlannedJob]:
@@ -71,6 +73,8 @@ def parse_dry_run(text: str) -> list[PlannedJob]:
             job.wildcards = dict(part.split("=", 1) for part in value.split(", "))
         elif key == "resources":
             job.resources = dict(part.split("=", 1) for part in value.split(", ") if "=" in part)
+        elif key == "priority":
+            job.priority = int(value)
     if len({job.jobid for job in jobs}) != len(jobs):
         raise ValueError("the dry run's jobs do not have distinct jobids")
     return jobs

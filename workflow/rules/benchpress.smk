@@ -193,6 +193,7 @@ rule bp_reliability:
     priority: 9
     resources:
         **JOB_RESOURCES.of("bp_reliability"),
+        slurm_extra=slurm_nice(9),
     log:
         "logs/benchpress/reliability.log",
     benchmark:
@@ -224,6 +225,7 @@ rule bp_geometry:
     priority: 7
     resources:
         **JOB_RESOURCES.of("bp_geometry"),
+        slurm_extra=slurm_nice(7),
     log:
         "logs/benchpress/geometry.log",
     benchmark:
@@ -274,6 +276,7 @@ rule bp_temporal:
     priority: 7
     resources:
         **JOB_RESOURCES.of("bp_temporal"),
+        slurm_extra=slurm_nice(7),
     log:
         "logs/benchpress/temporal.log",
     benchmark:
@@ -302,6 +305,7 @@ rule bp_probes:
     priority: 9
     resources:
         **JOB_RESOURCES.of("bp_probes"),
+        slurm_extra=slurm_nice(9),
     log:
         "logs/benchpress/probes.log",
     benchmark:
@@ -354,6 +358,7 @@ rule bp_hypotheses:
     priority: 9
     resources:
         **JOB_RESOURCES.of("bp_hypotheses"),
+        slurm_extra=slurm_nice(9),
     log:
         "logs/benchpress/hypotheses.log",
     benchmark:
@@ -423,6 +428,7 @@ rule bp_deploy:
     priority: 8
     resources:
         **JOB_RESOURCES.of("bp_deploy"),
+        slurm_extra=slurm_nice(8),
     log:
         "logs/benchpress/deploy.log",
     benchmark:
@@ -449,6 +455,7 @@ rule bp_new_model_check:
     priority: 8
     resources:
         **JOB_RESOURCES.of("bp_new_model_check"),
+        slurm_extra=slurm_nice(8),
     log:
         "logs/benchpress/new_model_check.log",
     benchmark:

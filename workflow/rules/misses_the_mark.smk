@@ -75,6 +75,8 @@ rule mtm_prefit:
     group: lambda w: MTM_PLAN.prefit_group(w.fit)
     resources:
         **JOB_RESOURCES.of("mtm_prefit", "fit"),
+        # SLURM starts jobs by its own priority: hand it the group's (slurm_nice)
+        slurm_extra=lambda w: slurm_nice(MTM_PLAN.group_priority(MTM_PLAN.prefit_group(w.fit))),
     # the longest jobs of the grid, and their run jobs wait on them: start them first so that
     # they do not become the tail of a run on few cores
     priority: lambda w: PREFIT_PRIORITY[MTM_PLAN.prefit_kind(w.fit)]
@@ -104,6 +106,7 @@ rule mtm_run:
     group: lambda w: MTM_PLAN.run_group(w.method)
     resources:
         **JOB_RESOURCES.of("mtm_run", "method"),
+        slurm_extra=lambda w: slurm_nice(MTM_PLAN.group_priority(MTM_PLAN.run_group(w.method))),
     priority: lambda w: MTM_PLAN.run_priority(w.method, w.n)
     log:
         "logs/misses_the_mark/run/{dataset}/{split}/{method}/n={n}.log",

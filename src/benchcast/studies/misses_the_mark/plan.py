@@ -161,6 +161,19 @@ class Plan:
     def prefit_group(key: str) -> str:
         return f"mtm_fit_{key}"
 
+    def group_priority(self, group: str) -> int:
+        """The Snakemake priority of a SLURM job group: its highest member's. Every job of the group
+        passes it to SLURM (benchcast.job_resources.slurm_nice), so that SLURM, too, starts the
+        IRT fits first and the few-second bundles last."""
+        members = [
+            self.run_priority(label, n)
+            for label in self.methods
+            if self.run_group(label) == group
+            for n in self.config["budgets"]
+        ]
+        members += [PREFIT_PRIORITY[self.prefit_kind(k)] for k in self.prefit_keys() if self.prefit_group(k) == group]
+        return max(members, default=0)
+
     def prefit_key(self, label: str) -> str | None:
         """The ``{fit}`` of a method's prefit job: the IRT fit is one per (dataset, split), shared by
         P-IRT and GP-IRT (its settings are ``misses_the_mark.irt``); any other prefit is made from
