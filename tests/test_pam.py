@@ -1,0 +1,91 @@
+"""benchcast.pam: best-improvement PAM with fixed medoids (TailoredBench's N-set clustering)."""
+
+from __future__ import annotations
+
+import itertools
+
+import kmedoids
+import numpy as np
+import pytest
+
+from benchcast.pam import pam_fixed, pam_reference
+
+
+def manhattan(points: np.ndarray) -> np.ndarray:
+    return np.abs(points[:, None, :] - points[None, :, :]).sum(axis=-1)
+
+
+def total_cost(dist: np.ndarray, medoids) -> float:
+    return float(dist[list(medoids)].min(axis=0).sum())
+
+
+def assert_swap_local_optimum(dist: np.ndarray, medoids: np.ndarray, n_fixed: int) -> None:
+    """Brute force: no swap of a free medoid for a non-medoid lowers the total distance."""
+    cost = total_cost(dist, medoids)
+    others = sorted(set(range(len(dist))) - set(medoids.tolist()))
+    for pos, h in itertools.product(range(n_fixed, len(medoids)), others):
+        trial = medoids.copy()
+        trial[pos] = h
+        assert total_cost(dist, trial) >= cost - 1e-9 * cost, (pos, h)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_fixed", [0, 2, 5])
+def test_fixed_medoids_stay_and_the_result_is_a_swap_local_optimum(seed, n_fixed):
+    rng = np.random.default_rng(seed)
+    dist = manhattan(rng.normal(size=(40, 3)))
+    init = rng.choice(40, 7, replace=False)
+    for pam in (pam_fixed, pam_reference):
+        result = pam(dist, init, n_fixed)
+        assert np.array_equal(result.medoids[:n_fixed], init[:n_fixed])
+        assert len(set(result.medoids.tolist())) == 7
+        assert_swap_local_optimum(dist, result.medoids, n_fixed)
+        assert result.cost == pytest.approx(total_cost(dist, result.medoids))
+        assert result.cost <= total_cost(dist, init) + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_incremental_and_reference_make_the_same_swaps_on_exact_distances(seed):
+    """Integer distances (Hamming on 0/1 data, with duplicate rows and exact ties) are summed
+    exactly, so the incremental bookkeeping must pick the very same swaps as the full recount."""
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, 2, size=(60, 8))
+    answers = rows[rng.integers(0, 60, size=150)]  # many duplicate items: tied distances
+    dist = (answers[:, None, :] != answers[None, :, :]).sum(axis=-1).astype(float)
+    init = rng.choice(150, 12, replace=False)
+    fast, slow = pam_fixed(dist, init, 4), pam_reference(dist, init, 4)
+    assert np.array_equal(fast.medoids, slow.medoids)
+    assert fast.swaps == slow.swaps > 0
+    assert np.array_equal(fast.labels, slow.labels)
+
+
+def test_without_fixed_medoids_it_is_pam_as_the_kmedoids_package_runs_it():
+    rng = np.random.default_rng(7)
+    dist = manhattan(rng.normal(size=(150, 4)))
+    init = rng.choice(150, 9, replace=False)
+    ours = pam_fixed(dist, init, 0)
+    theirs = kmedoids.pam(dist, init.copy(), max_iter=1000)
+    assert sorted(ours.medoids.tolist()) == sorted(int(m) for m in theirs.medoids)
+    assert ours.cost == pytest.approx(theirs.loss)
+
+
+def test_ties_join_the_first_medoid_in_medoid_order():
+    dist = np.array([[0.0, 1.0, 1.0, 2.0], [1.0, 0.0, 2.0, 1.0], [1.0, 2.0, 0.0, 1.0], [2.0, 1.0, 1.0, 0.0]])
+    result = pam_fixed(dist, [3, 0], n_fixed=2)  # nothing may move
+    assert result.swaps == 0
+    # items 1 and 2 are at distance 1 from both medoids: they join position 0 (item 3)
+    assert result.labels.tolist() == [1, 0, 0, 0]
+
+
+def test_bad_input_is_refused():
+    dist = np.zeros((4, 4))
+    with pytest.raises(ValueError, match="square"):
+        pam_fixed(np.zeros((3, 4)), [0])
+    with pytest.raises(ValueError, match="distinct"):
+        pam_fixed(dist, [1, 1])
+    with pytest.raises(IndexError, match="outside"):
+        pam_fixed(dist, [0, 4])
+    with pytest.raises(ValueError, match="n_fixed"):
+        pam_fixed(dist, [0, 1], n_fixed=3)
+    with pytest.raises(ValueError, match="no item"):
+        pam_fixed(dist, [0, 1, 2, 3])
