@@ -171,7 +171,7 @@ def slurm_nice(priority: int) -> str:
     starts pending jobs by its own priority (first come, first served under ``priority/basic``; age
     and fair share under ``priority/multifactor``), which knows nothing of the rules' ``priority:``.
     On a busy or small cluster the longest jobs may then start last and become the run's tail
-    (measured: MuSR+GSM on 2 CPUs, the last IRT fit group started 62 min into the run). ``--nice``
+    (measured: MuSR+GSM on 2 CPUs, the last IRT fit group started 55 min into the run). ``--nice``
     lowers a job's SLURM priority by its value (any user may raise it; only an admin may lower it),
     so a job of Snakemake priority ``p`` gets ``nice = NICE_PER_PRIORITY * (HIGHEST_PRIORITY - p)``: a
     priority step outweighs the order of up to 100 submissions (the profile's ``jobs``).
