@@ -153,5 +153,4 @@ def pam_fixed(dist: np.ndarray, medoids, n_fixed: int = 0, max_swaps: int = 100_
             new = np.minimum(cols, new_second[changed]) - np.minimum(cols, new_near[changed])
             adj += new @ _onehot(new_nearest[changed], k) - old @ _onehot(nearest[changed], k)
         nearest, near, second = new_nearest, new_near, new_second
-    labels, cost = _labels_cost(dist, med)
-    return PamResult(med, labels, cost, swaps)
+    return PamResult(med, nearest, float(near.sum()), swaps)  # kept current with every swap
