@@ -81,11 +81,50 @@ def test_bad_input_is_refused():
     dist = np.zeros((4, 4))
     with pytest.raises(ValueError, match="square"):
         pam_fixed(np.zeros((3, 4)), [0])
-    with pytest.raises(ValueError, match="distinct"):
-        pam_fixed(dist, [1, 1])
+    with pytest.raises(ValueError, match="at least one"):
+        pam_fixed(dist, [])
+    with pytest.raises(ValueError, match="weights"):
+        pam_fixed(dist, [0], weights=[1, 1, 0, 1])
+    with pytest.raises(ValueError, match="permutation"):
+        pam_fixed(dist, [0], order=[0, 1, 1, 2])
     with pytest.raises(IndexError, match="outside"):
         pam_fixed(dist, [0, 4])
     with pytest.raises(ValueError, match="n_fixed"):
         pam_fixed(dist, [0, 1], n_fixed=3)
-    with pytest.raises(ValueError, match="no item"):
+    with pytest.raises(ValueError, match="no point"):
         pam_fixed(dist, [0, 1, 2, 3])
+
+
+def test_weighted_patterns_make_the_swaps_of_the_items_they_stand_for():
+    """PAM on distinct answer patterns weighted by their counts is PAM on the items: the same
+    cost, the same medoid patterns, the same labels once mapped back."""
+    rng = np.random.default_rng(3)
+    patterns = rng.integers(0, 2, size=(30, 9))
+    counts = rng.integers(1, 6, size=30)
+    items = np.repeat(np.arange(30), counts)  # item -> pattern, duplicates adjacent
+    pattern_dist = (patterns[:, None, :] != patterns[None, :, :]).sum(axis=-1).astype(float)
+    item_dist = pattern_dist[np.ix_(items, items)]
+    first_item = np.concatenate([[0], np.cumsum(counts)[:-1]])  # scan each pattern at its first item
+    init_patterns = rng.choice(30, 8, replace=False)
+    on_items = pam_reference(item_dist, first_item[init_patterns], 3)
+    for pam in (pam_fixed, pam_reference):
+        on_patterns = pam(pattern_dist, init_patterns, 3, weights=counts)
+        assert on_patterns.cost == on_items.cost
+        assert np.array_equal(first_item[on_patterns.medoids], on_items.medoids)
+        assert np.array_equal(on_patterns.labels[items], on_items.labels)
+
+
+def test_a_medoid_listed_twice_serves_nobody_twice_and_is_swapped_away():
+    dist = manhattan(np.arange(12, dtype=float)[:, None])
+    for pam in (pam_fixed, pam_reference):
+        result = pam(dist, [0, 0, 11], n_fixed=1)
+        assert result.medoids[0] == 0 and len(set(result.medoids.tolist())) == 3
+        assert_swap_local_optimum(dist, result.medoids, 1)
+
+
+def test_ties_between_candidates_go_to_the_first_in_scan_order():
+    """Points 1 and 2 are duplicates, equally good in place of medoid 3; the scan order decides."""
+    dist = manhattan(np.array([0.0, 5.0, 5.0, 6.0])[:, None])
+    for pam in (pam_fixed, pam_reference):
+        assert pam(dist, [0, 3], n_fixed=1, order=[0, 1, 2, 3]).medoids.tolist() == [0, 1]
+        assert pam(dist, [0, 3], n_fixed=1, order=[3, 2, 1, 0]).medoids.tolist() == [0, 2]

@@ -9,148 +9,188 @@ the total distance of the items to their nearest medoid the most, never swapping
 medoid, until no swap lowers it. The code made the published numbers, so this module does that.
 The ``kmedoids`` package has no fixed medoids.
 
-How it is fast. The cost change of swapping the medoid at position ``k`` for item ``h`` is
+Weighted points. ``weights[o]`` counts how many items point ``o`` stands for: PAM on the distinct
+answer patterns of a benchmark, each weighted by how many items share it, makes the same swaps as
+PAM on the items (a duplicate of a medoid never lowers the cost), on a matrix several times
+smaller. For the same reason a medoid may be listed twice (two initial items with one pattern):
+its second copy serves nobody, as in the item-level run, until a swap replaces it.
+
+How it is fast. The cost change of swapping the medoid at position ``k`` for point ``h`` is
 (FastPAM1, Schubert & Rousseeuw 2019)
 
-    delta(h, k) = base(h) + adj(h, k),
-    base(h)     = sum_o min(d(h, o) - near_o, 0),
-    adj(h, k)   = sum_{o: nearest(o) = k} [min(d(h, o), second_o) - min(d(h, o), near_o)],
+    delta(h, k) = base(h) + adj(k, h),
+    base(h)     = sum_o w_o min(d(h, o) - near_o, 0),
+    adj(k, h)   = sum_{o: nearest(o) = k} w_o [min(d(h, o), second_o) - min(d(h, o), near_o)],
 
-with ``near_o`` / ``second_o`` the distances of item ``o`` to its nearest and second-nearest
-medoid. Both sums are kept between swaps and updated only for the items whose nearest medoid or
-either distance changed (about two clusters' worth), instead of being recomputed over all N x N
-pairs every swap. :func:`pam_reference` is the straightforward version, kept for tests and for
-the speed comparison.
+with ``near_o`` / ``second_o`` the distances of point ``o`` to its nearest and second-nearest
+medoid. Both sums are kept between swaps and updated only for the points whose nearest medoid or
+either distance changed (about two clusters' worth), in a compiled (numba) loop, instead of being
+recomputed over all N x N pairs every swap. :func:`pam_reference` is the straightforward numpy
+version (every swap's table from scratch), kept for tests and for the speed comparison. On
+distances that are sums of exactly representable numbers (as :mod:`benchcast.methods.tailored_bench`
+makes them) both are exact, so they make the very same swaps.
 
-Ties. The best swap is the first minimum in the order (item ``h`` ascending, then medoid position
-``k``), as the released code's loop order (``h`` outer, position inner); a swap counts only if it
-lowers the cost by more than ``tol`` times the current cost, so rounding noise never makes the
-search cycle. Items join the first medoid, in medoid order (fixed ones first), among those at the
-smallest distance -- the code's ``argmin``.
+Ties. The best swap is the first minimum in the scan order of the candidates ``h`` (``order``,
+default ascending; TailoredBench passes its random item order, as the released code scans a random
+permutation of the items), then medoid position ``k`` ascending; a swap counts only if it lowers
+the cost by more than ``tol`` times the current cost. Points join the first medoid, in medoid order
+(fixed ones first), among those at the smallest distance -- the code's ``argmin``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 
 @dataclass(frozen=True)
 class PamResult:
-    medoids: np.ndarray  # (K,) item indices, in the initial order: the fixed ones first
-    labels: np.ndarray  # (N,) position in ``medoids`` of each item's nearest medoid
-    cost: float  # sum over items of the distance to their nearest medoid
+    medoids: np.ndarray  # (K,) point indices, in the initial order: the fixed ones first
+    labels: np.ndarray  # (N,) position in ``medoids`` of each point's nearest medoid
+    cost: float  # sum over points of weight x distance to the nearest medoid
     swaps: int
 
 
-def _check(dist: np.ndarray, medoids: np.ndarray, n_fixed: int) -> None:
+def _prepare(dist, medoids, n_fixed, weights, order):
+    dist = np.ascontiguousarray(dist, dtype=np.float64)
+    med = np.array(medoids, dtype=np.int64)
     if dist.ndim != 2 or dist.shape[0] != dist.shape[1]:
         raise ValueError(f"distances must be a square matrix, got shape {dist.shape}")
     n = dist.shape[0]
-    if medoids.ndim != 1 or len(np.unique(medoids)) != len(medoids):
-        raise ValueError("initial medoids must be distinct item indices")
-    if len(medoids) and (medoids.min() < 0 or medoids.max() >= n):
+    if med.ndim != 1 or len(med) == 0:
+        raise ValueError("give at least one initial medoid, as a 1-D array of point indices")
+    if med.min() < 0 or med.max() >= n:
         raise IndexError(f"a medoid index is outside [0, {n})")
-    if not 0 <= n_fixed <= len(medoids):
-        raise ValueError(f"n_fixed = {n_fixed} must be between 0 and the {len(medoids)} medoids")
-    if len(medoids) >= n:
-        raise ValueError(f"{len(medoids)} medoids leave no item to swap in among {n}")
+    if not 0 <= n_fixed <= len(med):
+        raise ValueError(f"n_fixed = {n_fixed} must be between 0 and the {len(med)} medoids")
+    if len(np.unique(med)) >= n:
+        raise ValueError(f"{len(np.unique(med))} medoids leave no point to swap in among {n}")
+    w = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    if w.shape != (n,) or not (w > 0).all():
+        raise ValueError(f"weights must be {n} positive numbers")
+    o = np.arange(n, dtype=np.int64) if order is None else np.ascontiguousarray(order, dtype=np.int64)
+    if o.shape != (n,) or not np.array_equal(np.sort(o), np.arange(n)):
+        raise ValueError(f"order must be a permutation of range({n})")
+    return dist, med, w, o
 
 
-def _nearest_two(dist: np.ndarray, medoids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per item: position of its nearest medoid (first on ties), that distance, the second-nearest."""
-    to_medoids = dist[medoids]  # (K, N)
+@numba.njit(cache=True)
+def _nearest_two(dist, med, nearest, near, second):  # pragma: no cover - compiled
+    for o in range(dist.shape[0]):
+        best, runner_up, pos = np.inf, np.inf, -1
+        for p in range(med.shape[0]):
+            d = dist[med[p], o]
+            if d < best:
+                runner_up, best, pos = best, d, p
+            elif d < runner_up:
+                runner_up = d
+        nearest[o], near[o], second[o] = pos, best, runner_up
+
+
+@numba.njit(cache=True)
+def _account(row, weight, near_o, second_o, base, adj_k, sign):  # pragma: no cover - compiled
+    """Add (sign +1) or remove (-1) point o's terms of base(h) and adj(nearest(o), h), all h."""
+    for h in range(row.shape[0]):
+        d = row[h]
+        gain = d - near_o if d < near_o else 0.0
+        kept = d if d < second_o else second_o
+        base[h] += sign * weight * gain
+        adj_k[h] += sign * weight * (kept - (d if d < near_o else near_o))
+
+
+@numba.njit(cache=True)
+def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: no cover - compiled
+    n, k = dist.shape[0], med.shape[0]
+    nearest, near, second = np.empty(n, np.int64), np.empty(n), np.empty(n)
+    _nearest_two(dist, med, nearest, near, second)
+    base, adj = np.zeros(n), np.zeros((k, n))
+    for o in range(n):
+        _account(dist[o], weights[o], near[o], second[o], base, adj[nearest[o]], 1.0)
+    is_medoid = np.zeros(n, np.bool_)
+    for p in range(k):
+        is_medoid[med[p]] = True
+    new_nearest, new_near, new_second = np.empty(n, np.int64), np.empty(n), np.empty(n)
+    swaps = 0
+    while swaps < max_swaps:
+        cost = 0.0
+        for o in range(n):
+            cost += weights[o] * near[o]
+        best, best_h, best_p = -tol * max(cost, 1.0), -1, -1
+        for i in range(n):
+            h = order[i]
+            if is_medoid[h]:
+                continue
+            for p in range(n_fixed, k):
+                value = base[h] + adj[p, h]
+                if value < best:
+                    best, best_h, best_p = value, h, p
+        if best_h < 0:
+            break
+        out = med[best_p]
+        med[best_p] = best_h
+        is_medoid[best_h] = True
+        is_medoid[out] = False
+        for p in range(k):  # a repeated medoid may still hold the point swapped out
+            if med[p] == out:
+                is_medoid[out] = True
+        swaps += 1
+        _nearest_two(dist, med, new_nearest, new_near, new_second)
+        for o in range(n):
+            if new_nearest[o] != nearest[o] or new_near[o] != near[o] or new_second[o] != second[o]:
+                _account(dist[o], weights[o], near[o], second[o], base, adj[nearest[o]], -1.0)
+                _account(dist[o], weights[o], new_near[o], new_second[o], base, adj[new_nearest[o]], 1.0)
+                nearest[o], near[o], second[o] = new_nearest[o], new_near[o], new_second[o]
+    cost = 0.0
+    for o in range(n):
+        cost += weights[o] * near[o]
+    return nearest, cost, swaps
+
+
+def pam_fixed(
+    dist: np.ndarray, medoids, n_fixed: int = 0, weights=None, order=None, max_swaps: int = 100_000, tol: float = 1e-12
+) -> PamResult:
+    """Best-improvement PAM with the first ``n_fixed`` medoids fixed (see the module docstring):
+    the swaps of :func:`pam_reference`, with the cost-change table updated incrementally."""
+    dist, med, w, o = _prepare(dist, medoids, n_fixed, weights, order)
+    labels, cost, swaps = _pam_swaps(dist, med, int(n_fixed), w, o, int(max_swaps), float(tol))
+    return PamResult(med, labels, float(cost), int(swaps))
+
+
+def _nearest_two_np(dist: np.ndarray, med: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    to_medoids = dist[med]  # (K, N)
     nearest = np.argmin(to_medoids, axis=0)
     cols = np.arange(dist.shape[0])
     near = to_medoids[nearest, cols]
-    if len(medoids) == 1:
-        return nearest, near, np.full_like(near, np.inf)
     masked = to_medoids.copy()
     masked[nearest, cols] = np.inf
     return nearest, near, masked.min(axis=0)
 
 
-def _onehot(positions: np.ndarray, k: int) -> np.ndarray:
-    out = np.zeros((len(positions), k))
-    out[np.arange(len(positions)), positions] = 1.0
-    return out
-
-
-def _labels_cost(dist: np.ndarray, medoids: np.ndarray) -> tuple[np.ndarray, float]:
-    to_medoids = dist[medoids]
-    labels = np.argmin(to_medoids, axis=0)
-    return labels, float(to_medoids[labels, np.arange(dist.shape[0])].sum())
-
-
-def _pick(delta: np.ndarray, is_medoid: np.ndarray, n_fixed: int, threshold: float) -> tuple[int, int] | None:
-    """The best swap (item h, medoid position k) of a (N, K) cost-change table, or None."""
-    delta = delta.copy()
-    delta[is_medoid] = np.inf
-    delta[:, :n_fixed] = np.inf
-    flat = int(np.argmin(delta))  # row-major: h first, then k
-    h, k = divmod(flat, delta.shape[1])
-    return (h, k) if delta[h, k] < threshold else None
-
-
 def pam_reference(
-    dist: np.ndarray, medoids, n_fixed: int = 0, max_swaps: int = 100_000, tol: float = 1e-12
+    dist: np.ndarray, medoids, n_fixed: int = 0, weights=None, order=None, max_swaps: int = 100_000, tol: float = 1e-12
 ) -> PamResult:
     """Best-improvement PAM with the first ``n_fixed`` medoids fixed, every swap's cost change
-    computed over all items from scratch (O(N^2 K) per swap)."""
-    dist = np.asarray(dist, dtype=np.float64)
-    med = np.array(medoids, dtype=np.int64)
-    _check(dist, med, n_fixed)
+    computed from scratch as the new total cost minus the old (O(N^2 K) per swap)."""
+    dist, med, w, o = _prepare(dist, medoids, n_fixed, weights, order)
     n, k = dist.shape[0], len(med)
+    rank = np.empty(n, np.int64)
+    rank[o] = np.arange(n)
     swaps = 0
-    for swaps in range(max_swaps + 1):
-        nearest, near, second = _nearest_two(dist, med)
-        delta = np.empty((n, k))
-        gain = np.minimum(dist - near[None, :], 0.0)  # (h, o)
-        for pos in range(k):
-            in_k = nearest == pos
-            removed = np.minimum(dist[:, in_k], second[in_k][None, :]) - near[in_k][None, :]
-            delta[:, pos] = gain[:, ~in_k].sum(axis=1) + removed.sum(axis=1)
-        is_medoid = np.zeros(n, bool)
-        is_medoid[med] = True
-        best = _pick(delta, is_medoid, n_fixed, -tol * max(float(near.sum()), 1.0))
-        if best is None or swaps == max_swaps:
+    while True:
+        nearest, near, second = _nearest_two_np(dist, med)
+        cost = float(w @ near)
+        delta = np.full((n, k), np.inf)  # rows in scan order
+        candidates = np.setdiff1d(np.arange(n), med)
+        for pos in range(n_fixed, k):
+            others = np.delete(dist[med], pos, axis=0).min(axis=0)  # (N,) without medoid pos
+            new = np.minimum(others[None, :], dist[candidates])  # (candidates, N)
+            delta[rank[candidates], pos] = new @ w - cost
+        flat = int(np.argmin(delta))
+        r, pos = divmod(flat, k)
+        if swaps == max_swaps or not delta[r, pos] < -tol * max(cost, 1.0):
             break
-        med[best[1]] = best[0]
-    labels, cost = _labels_cost(dist, med)
-    return PamResult(med, labels, cost, swaps)
-
-
-def pam_fixed(dist: np.ndarray, medoids, n_fixed: int = 0, max_swaps: int = 100_000, tol: float = 1e-12) -> PamResult:
-    """Best-improvement PAM with the first ``n_fixed`` medoids fixed (see the module docstring):
-    the same swaps as :func:`pam_reference` up to rounding, with the cost-change table updated
-    incrementally."""
-    dist = np.asarray(dist, dtype=np.float64)
-    med = np.array(medoids, dtype=np.int64)
-    _check(dist, med, n_fixed)
-    n, k = dist.shape[0], len(med)
-    nearest, near, second = _nearest_two(dist, med)
-    base = np.minimum(dist - near[None, :], 0.0).sum(axis=1)
-    contrib = np.minimum(dist, second[None, :]) - np.minimum(dist, near[None, :])  # (h, o)
-    adj = contrib @ _onehot(nearest, k)  # (h, k)
-    is_medoid = np.zeros(n, bool)
-    is_medoid[med] = True
-    swaps = 0
-    while swaps < max_swaps:
-        best = _pick(base[:, None] + adj, is_medoid, n_fixed, -tol * max(float(near.sum()), 1.0))
-        if best is None:
-            break
-        h, pos = best
-        is_medoid[med[pos]], is_medoid[h] = False, True
-        med[pos] = h
+        med[pos] = o[r]
         swaps += 1
-        new_nearest, new_near, new_second = _nearest_two(dist, med)
-        changed = np.flatnonzero((new_nearest != nearest) | (new_near != near) | (new_second != second))
-        if changed.size:
-            cols = dist[:, changed]  # (N, |changed|)
-            base += (np.minimum(cols - new_near[changed], 0.0) - np.minimum(cols - near[changed], 0.0)).sum(axis=1)
-            old = np.minimum(cols, second[changed]) - np.minimum(cols, near[changed])
-            new = np.minimum(cols, new_second[changed]) - np.minimum(cols, new_near[changed])
-            adj += new @ _onehot(new_nearest[changed], k) - old @ _onehot(nearest[changed], k)
-        nearest, near, second = new_nearest, new_near, new_second
-    return PamResult(med, nearest, float(near.sum()), swaps)  # kept current with every swap
+    return PamResult(med, nearest, cost, swaps)
