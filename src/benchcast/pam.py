@@ -51,6 +51,7 @@ class PamResult:
     labels: np.ndarray  # (N,) position in ``medoids`` of each point's nearest medoid
     cost: float  # sum over points of weight x distance to the nearest medoid
     swaps: int
+    moved: np.ndarray  # (K,) bool: the medoid at this position was swapped at least once
 
 
 def _prepare(dist, medoids, n_fixed, weights, order):
@@ -112,6 +113,7 @@ def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: n
     for p in range(k):
         is_medoid[med[p]] = True
     new_nearest, new_near, new_second = np.empty(n, np.int64), np.empty(n), np.empty(n)
+    moved = np.zeros(k, np.bool_)
     swaps = 0
     while swaps < max_swaps:
         cost = 0.0
@@ -130,6 +132,7 @@ def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: n
             break
         out = med[best_p]
         med[best_p] = best_h
+        moved[best_p] = True
         is_medoid[best_h] = True
         is_medoid[out] = False
         for p in range(k):  # a repeated medoid may still hold the point swapped out
@@ -145,7 +148,7 @@ def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: n
     cost = 0.0
     for o in range(n):
         cost += weights[o] * near[o]
-    return nearest, cost, swaps
+    return nearest, cost, swaps, moved
 
 
 def pam_fixed(
@@ -154,8 +157,8 @@ def pam_fixed(
     """Best-improvement PAM with the first ``n_fixed`` medoids fixed (see the module docstring):
     the swaps of :func:`pam_reference`, with the cost-change table updated incrementally."""
     dist, med, w, o = _prepare(dist, medoids, n_fixed, weights, order)
-    labels, cost, swaps = _pam_swaps(dist, med, int(n_fixed), w, o, int(max_swaps), float(tol))
-    return PamResult(med, labels, float(cost), int(swaps))
+    labels, cost, swaps, moved = _pam_swaps(dist, med, int(n_fixed), w, o, int(max_swaps), float(tol))
+    return PamResult(med, labels, float(cost), int(swaps), moved)
 
 
 def _nearest_two_np(dist: np.ndarray, med: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -177,6 +180,7 @@ def pam_reference(
     n, k = dist.shape[0], len(med)
     rank = np.empty(n, np.int64)
     rank[o] = np.arange(n)
+    moved = np.zeros(k, bool)
     swaps = 0
     while True:
         nearest, near, second = _nearest_two_np(dist, med)
@@ -192,5 +196,6 @@ def pam_reference(
         if swaps == max_swaps or not delta[r, pos] < -tol * max(cost, 1.0):
             break
         med[pos] = o[r]
+        moved[pos] = True
         swaps += 1
-    return PamResult(med, nearest, cost, swaps)
+    return PamResult(med, nearest, cost, swaps, moved)

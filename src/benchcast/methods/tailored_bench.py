@@ -1,0 +1,116 @@
+"""TailoredBench (Yuan et al.): a global probe, native source models and a core set per target.
+
+For each target, through the :class:`~benchcast.oracle.Oracle`: the G-set (the same items for all
+targets, chosen in ``fit`` from the sources, Section 3.2), then the target's native sources from
+its G-set answers (Section 3.3), then its N-set -- k-medoids on the items embedded by its native
+sources with the G-set as fixed medoids (Section 3.4) -- and its answers on the N-set's other
+items, then the calibrated estimate (Section 3.5). The budget ``n`` is the paper's "inference
+count": the N-set's size, G-set included. Building blocks and every departure from the paper's
+text that its released code makes are in :mod:`benchcast.tailored`.
+
+Randomness: ``fit``'s generator draws the G-set; ``estimate``'s is split into one child per target
+(``Generator.spawn``, by target position), which draws that target's item order and initial
+medoids, so a target's core set does not depend on which other targets are in the batch or how
+they are grouped. Targets with the same native sources share one distance matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchcast.errors import ConfigError
+from benchcast.methods.base import Method, check_budget, register
+from benchcast.tailored import (
+    METRICS,
+    NATIVE_MODES,
+    calibrated_estimate,
+    cluster_items,
+    consistency,
+    distinct_patterns,
+    g_set,
+    native_sources,
+)
+
+
+@register("tailoredbench")
+class TailoredBench(Method):
+    """TailoredBench's estimate of each target's mean score at inference count ``n``.
+
+    Parameters: ``g_size`` (10, the paper's G-set), ``metric`` (``manhattan``; ``correlation``,
+    ``cosine`` for Table 7), ``calibrate`` (True; False for Table 8), ``native`` (``adaptive``;
+    ``dynamic`` for Table 9, ``top``/``fraction``/``band`` with ``native_value`` for Figures 4, 3a,
+    3b -- see :func:`benchcast.tailored.native_sources`), ``g_max_swaps`` (5000) and
+    ``n_max_swaps`` (9000), the released code's PAM iteration caps.
+    """
+
+    deterministic_fit = False  # the G-set's PAM starts from random medoids
+    #: targets with the same native sources share one distance matrix (off only to test that it
+    #: changes nothing)
+    share_distances = True
+
+    def __init__(
+        self,
+        g_size: int = 10,
+        metric: str = "manhattan",
+        calibrate: bool = True,
+        native: str = "adaptive",
+        native_value=None,
+        g_max_swaps: int = 5000,
+        n_max_swaps: int = 9000,
+    ):
+        if metric not in METRICS:
+            raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+        if native not in NATIVE_MODES:
+            raise ValueError(f"native must be one of {NATIVE_MODES}, got {native!r}")
+        if (native in ("top", "fraction", "band")) != (native_value is not None):
+            raise ValueError(f"native '{native}' {'needs' if native_value is None else 'takes no'} native_value")
+        if int(g_size) < 1:
+            raise ValueError(f"g_size must be >= 1, got {g_size}")
+        self.g_size, self.metric, self.calibrate = int(g_size), metric, bool(calibrate)
+        self.native = native
+        self.native_value = tuple(native_value) if isinstance(native_value, list) else native_value
+        self.g_max_swaps, self.n_max_swaps = int(g_max_swaps), int(n_max_swaps)
+
+    def params(self):
+        return {
+            "g_size": self.g_size,
+            "metric": self.metric,
+            "calibrate": self.calibrate,
+            "native": self.native,
+            "native_value": self.native_value,
+            "g_max_swaps": self.g_max_swaps,
+            "n_max_swaps": self.n_max_swaps,
+        }
+
+    def fit(self, source, budget, rng):
+        check_budget(source, budget)
+        if budget <= self.g_size:
+            raise ConfigError(
+                f"tailoredbench: inference count n={budget} must exceed the G-set's {self.g_size} items "
+                "(n counts the whole N-set, G-set included); fix: raise n or lower g_size"
+            )
+        self.source_ = np.asarray(source, dtype=np.float64)
+        self.budget_ = int(budget)
+        self.g_set_ = g_set(self.source_, self.g_size, rng, self.metric, self.g_max_swaps)
+        return self
+
+    def estimate(self, oracle, rng):
+        on_g = oracle.query(self.g_set_)
+        cons = consistency(self.source_[:, self.g_set_], on_g, self.metric)
+        target_rngs = rng.spawn(oracle.n_targets)
+        shared: dict[bytes, tuple] = {}  # native sources -> (patterns, their mean per item)
+        out = np.empty(oracle.n_targets)
+        self.core_sets_ = []
+        for t, t_rng in enumerate(target_rngs):
+            natives = native_sources(cons, t, self.native, self.native_value, t_rng)
+            key = natives.tobytes()
+            if key not in shared or not self.share_distances:
+                answers = self.source_[natives]
+                shared[key] = (distinct_patterns(answers.T, self.metric), answers.mean(axis=0))
+            patterns, native_mean = shared[key]
+            clusters = cluster_items(patterns, self.g_set_, self.budget_ - self.g_size, t_rng, self.n_max_swaps)
+            extra = clusters.medoids[self.g_size :]
+            answers = np.concatenate([on_g[t], oracle.query(extra, rows=[t])[0]])
+            out[t] = calibrated_estimate(answers, clusters.medoids, clusters.labels, native_mean, self.calibrate)
+            self.core_sets_.append(clusters.medoids)
+        return out

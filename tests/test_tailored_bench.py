@@ -1,0 +1,146 @@
+"""TailoredBench: exact-grid distances, pattern-level PAM = item-level PAM, native sources, the
+calibrated estimate, and the method's budget and batching invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+
+from benchcast.errors import ConfigError
+from benchcast.methods.base import make_method
+from benchcast.oracle import Oracle
+from benchcast.pam import pam_reference
+from benchcast.tailored import (
+    calibrated_estimate,
+    cluster_items,
+    consistency,
+    distinct_patterns,
+    embedding_distances,
+    native_sources,
+    zscore_columns,
+)
+
+
+def binary_answers(seed: int, models: int = 30, items: int = 120, distinct: int = 50) -> np.ndarray:
+    """Models x items 0/1 answers with many duplicate item columns (as real benchmarks have)."""
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(size=(models, 1))
+    easiness = rng.normal(size=(1, distinct))
+    base = (rng.random((models, distinct)) < 1 / (1 + np.exp(-(ability + easiness)))).astype(float)
+    return base[:, rng.integers(0, distinct, size=items)]
+
+
+@pytest.mark.parametrize("metric", ["manhattan", "correlation", "cosine"])
+def test_distances_are_scipy_on_z_scored_columns(metric):
+    x = binary_answers(0).T  # items x models
+    ours = embedding_distances(x, metric)
+    scipy_metric = {"manhattan": "cityblock"}.get(metric, metric)
+    z = zscore_columns(x)
+    assert np.allclose(ours, np.nan_to_num(cdist(z, z, scipy_metric), nan=1.0), atol=1e-9)
+    some = np.array([5, 1, 40])
+    assert np.array_equal(embedding_distances(x, metric, points=some), ours[np.ix_(some, some)])
+
+
+def test_binary_manhattan_distances_tie_exactly():
+    """Two pairs that differ on the same multiset of equally weighted columns are at exactly the
+    same distance, whatever order the columns are summed in."""
+    x = np.array([[0, 0, 1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1]], dtype=float)
+    d = embedding_distances(x)  # columns 0 and 1 have the same weight, 2 and 3 too
+    assert d[0, 3] == d[0, 4]  # differ on {0, 3} and on {1, 2}... both one of each weight
+    assert d[1, 2] == d[0, 1] + d[0, 2]
+
+
+def test_patterns_group_identical_items_and_keep_the_item_level_scaling():
+    x = binary_answers(1).T
+    p = distinct_patterns(x)
+    assert p.counts.sum() == len(x) and len(p.counts) == len(np.unique(x, axis=0))
+    full = embedding_distances(x)
+    assert np.array_equal(p.dist[np.ix_(p.of_item, p.of_item)], full)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_clustering_distinct_patterns_makes_the_item_level_pam_swaps(seed):
+    """cluster_items (weighted patterns, first item of a pattern in scan order) gives the very
+    medoid items that best-improvement PAM on the items themselves, scanning that order, gives."""
+    x = binary_answers(seed).T
+    fixed = np.array([3, 77, 15])
+    ours = cluster_items(distinct_patterns(x), fixed, 7, np.random.default_rng(seed), max_swaps=10_000)
+    rng = np.random.default_rng(seed)  # the same draws, in cluster_items' order
+    scan = rng.permutation(len(x))
+    init = rng.choice(np.setdiff1d(np.arange(len(x)), fixed), size=7, replace=False)
+    items = pam_reference(embedding_distances(x), np.concatenate([fixed, init]), 3, order=scan, tol=0.0)
+    assert np.array_equal(ours.medoids, items.medoids)
+    assert np.array_equal(ours.labels, items.labels)
+    assert np.array_equal(ours.medoids[:3], fixed)
+    assert len(set(ours.medoids.tolist())) == 10
+
+
+def test_native_sources_follow_the_threshold_and_the_count():
+    rng = np.random.default_rng(4)
+    src, tgt = rng.integers(0, 2, size=(20, 8)).astype(float), rng.integers(0, 2, size=(6, 8)).astype(float)
+    cons = consistency(src, tgt)
+    models = zscore_columns(np.vstack([src, tgt]))
+    d = cdist(models, models, "cityblock")
+    assert cons.threshold == pytest.approx(d[np.triu_indices(26, 1)].mean())
+    within = d[20:, :20] <= cons.threshold + 1e-9
+    assert cons.n_bar == int(within.sum(axis=1).mean())
+    for t in range(6):
+        adaptive = native_sources(cons, t)
+        order = np.argsort(cons.dist[t], kind="stable")
+        assert np.array_equal(adaptive, np.sort(order[: cons.n_bar]))
+        assert len(native_sources(cons, t, "dynamic")) == max(cons.n_bar, int(within[t].sum()))
+        assert np.array_equal(native_sources(cons, t, "top", 3), np.sort(order[:3]))
+        assert np.array_equal(native_sources(cons, t, "band", (0.2, 0.4)), np.sort(order[4:8]))
+        part = native_sources(cons, t, "fraction", 0.5, np.random.default_rng(t))
+        assert len(part) == round(0.5 * cons.n_bar) and set(part) <= set(adaptive)
+
+
+def test_calibrated_estimate_by_hand():
+    # items 0..3; medoids 0 (answer 1) and 2 (answer 0); native means per item
+    native_mean = np.array([0.5, 0.25, 0.5, 1.0])
+    labels = np.array([0, 0, 1, 1])
+    got = calibrated_estimate(np.array([1.0, 0.0]), np.array([0, 2]), labels, native_mean)
+    # item 1: (1.5)(0.75)/(1.0) - 0.5 = 0.625; item 3: (0.5)(1.5)/(1.0) - 0.5 = 0.25
+    assert got == pytest.approx((1.0 + 0.625 + 0.0 + 0.25) / 4)
+    capped = calibrated_estimate(np.array([1.0, 1.0]), np.array([1, 2]), np.array([0, 0, 1, 1]), native_mean)
+    assert capped == pytest.approx((1.0 + 1.0 + 1.0 + 1.0) / 4)  # item 0 would be 1.5 / 0.75 * 1 - 0.5 > 1
+    assert calibrated_estimate(np.array([1.0, 0.0]), np.array([0, 2]), labels, native_mean, False) == 0.5
+
+
+@pytest.mark.parametrize("budget", [11, 20])
+def test_method_pays_exactly_its_budget_per_target_and_beats_random_items(budget):
+    answers = binary_answers(7, models=40, items=200, distinct=120)
+    src, tgt = answers[::2], answers[1::2]
+    m = make_method("tailoredbench", {"g_size": 4}).fit(src, budget, np.random.default_rng(0))
+    oracle = Oracle(tgt, budget)
+    est = m.estimate(oracle, np.random.default_rng(1))
+    assert (oracle.spent == budget).all()
+    assert all(len(set(c.tolist())) == budget and np.array_equal(c[:4], m.g_set_) for c in m.core_sets_)
+    truth = tgt.mean(axis=1)
+    subsets = [np.random.default_rng(k).choice(200, budget, replace=False) for k in range(50)]
+    random_mae = np.mean([np.abs(tgt[:, s].mean(axis=1) - truth).mean() for s in subsets])
+    assert np.abs(est - truth).mean() < 0.9 * random_mae
+
+
+def test_each_target_gets_the_same_core_set_however_targets_share_work():
+    """A target's core set depends on its own random stream, not on which targets share a
+    distance matrix with it: rerunning with the shared matrices dropped changes nothing."""
+    answers = binary_answers(8, models=40, items=150)
+    src, tgt = answers[::2], answers[1::2]
+    m = make_method("tailoredbench", {"g_size": 4}).fit(src, 10, np.random.default_rng(0))
+    first = m.estimate(Oracle(tgt, 10), np.random.default_rng(5))
+    cores = [c.copy() for c in m.core_sets_]
+    m.share_distances = False
+    assert np.array_equal(m.estimate(Oracle(tgt, 10), np.random.default_rng(5)), first)
+    assert all(np.array_equal(a, b) for a, b in zip(cores, m.core_sets_, strict=True))
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ConfigError, match="native"):
+        make_method("tailoredbench", {"native": "top"})
+    with pytest.raises(ConfigError, match="metric"):
+        make_method("tailoredbench", {"metric": "euclid"})
+    m = make_method("tailoredbench", {"g_size": 10})
+    with pytest.raises(ConfigError, match="must exceed the G-set"):
+        m.fit(binary_answers(0), 10, np.random.default_rng(0))
