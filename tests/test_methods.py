@@ -584,7 +584,7 @@ def test_certified_float32_gaps_are_tight_lower_bounds(binary):
 
 # --------------------------------------------------------------------------- budget for every method
 
-FAST_PARAMS = {"random_search_learn": {"num_search": 30}, "lasso": {"n_alphas": 100}}
+FAST_PARAMS = {"random_search_learn": {"num_search": 30}, "lasso": {"n_alphas": 100}, "tailoredbench": {"g_size": 3}}
 
 
 def test_registry_has_the_paper_methods():
@@ -603,7 +603,7 @@ def test_every_method_respects_budget(name):
     assert np.all(np.isfinite(est))
     assert np.all(oracle.spent <= 7)
     used = int(oracle.spent.max())
-    if m.uses_coreset_stream or name == "random_search_learn":
+    if m.uses_coreset_stream or name in ("random_search_learn", "tailoredbench"):
         assert oracle.spent.tolist() == [7] * 10
     # one item less than the method uses must be refused
     if used >= 1:
