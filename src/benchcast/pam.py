@@ -91,14 +91,32 @@ def _nearest_two(dist, med, nearest, near, second):  # pragma: no cover - compil
 
 
 @numba.njit(cache=True)
-def _account(row, weight, near_o, second_o, base, adj_k, sign):  # pragma: no cover - compiled
-    """Add (sign +1) or remove (-1) point o's terms of base(h) and adj(nearest(o), h), all h."""
+def _account(row, weight, near_o, second_o, base, adj_k):  # pragma: no cover - compiled
+    """Add point o's terms of base(h) and adj(nearest(o), h), for all h (``row`` = d(o, .))."""
     for h in range(row.shape[0]):
         d = row[h]
-        gain = d - near_o if d < near_o else 0.0
-        kept = d if d < second_o else second_o
-        base[h] += sign * weight * gain
-        adj_k[h] += sign * weight * (kept - (d if d < near_o else near_o))
+        base[h] += weight * (d - near_o if d < near_o else 0.0)
+        adj_k[h] += weight * ((d if d < second_o else second_o) - (d if d < near_o else near_o))
+
+
+@numba.njit(cache=True)
+def _reaccount(
+    row, weight, near_old, second_old, near_new, second_new, base, adj_old, adj_new, same
+):  # pragma: no cover - compiled
+    """Replace point o's terms after its nearest/second-nearest changed, in one pass over ``row``
+    (``same``: its nearest medoid's position did not change, so ``adj_old is adj_new``)."""
+    for h in range(row.shape[0]):
+        d = row[h]
+        gain_old = d - near_old if d < near_old else 0.0
+        gain_new = d - near_new if d < near_new else 0.0
+        term_old = (d if d < second_old else second_old) - (d if d < near_old else near_old)
+        term_new = (d if d < second_new else second_new) - (d if d < near_new else near_new)
+        base[h] += weight * (gain_new - gain_old)
+        if same:
+            adj_new[h] += weight * (term_new - term_old)
+        else:
+            adj_old[h] -= weight * term_old
+            adj_new[h] += weight * term_new
 
 
 @numba.njit(cache=True)
@@ -108,7 +126,7 @@ def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: n
     _nearest_two(dist, med, nearest, near, second)
     base, adj = np.zeros(n), np.zeros((k, n))
     for o in range(n):
-        _account(dist[o], weights[o], near[o], second[o], base, adj[nearest[o]], 1.0)
+        _account(dist[o], weights[o], near[o], second[o], base, adj[nearest[o]])
     is_medoid = np.zeros(n, np.bool_)
     for p in range(k):
         is_medoid[med[p]] = True
@@ -142,8 +160,18 @@ def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: n
         _nearest_two(dist, med, new_nearest, new_near, new_second)
         for o in range(n):
             if new_nearest[o] != nearest[o] or new_near[o] != near[o] or new_second[o] != second[o]:
-                _account(dist[o], weights[o], near[o], second[o], base, adj[nearest[o]], -1.0)
-                _account(dist[o], weights[o], new_near[o], new_second[o], base, adj[new_nearest[o]], 1.0)
+                _reaccount(
+                    dist[o],
+                    weights[o],
+                    near[o],
+                    second[o],
+                    new_near[o],
+                    new_second[o],
+                    base,
+                    adj[nearest[o]],
+                    adj[new_nearest[o]],
+                    nearest[o] == new_nearest[o],
+                )
                 nearest[o], near[o], second[o] = new_nearest[o], new_near[o], new_second[o]
     cost = 0.0
     for o in range(n):
