@@ -223,6 +223,7 @@ def test_build_tables_known_answer(mirror):
     assert m["model_id"].tolist() == TOY_NAMES and m["name"].tolist() == TOY_NAMES
     assert m["excluded"].tolist() == [False, True, False, False]
     assert m["exclusion_reason"].tolist() == ["", "accuracy <= 1e-08", "", ""]
+    assert m["file_role"].tolist() == ["scores"] * 4
     # names without an "org/" namespace have no organization
     assert m["organization"].isna().all()
 
@@ -441,6 +442,7 @@ def test_npy_pair_stacks_source_then_target(tmp_path):
     t = build_tables(cat["pair"], raw, log=_quiet)
     np.testing.assert_array_equal(t["responses"]["score"].to_numpy().reshape(4, 5), TOY)
     assert t["models"]["model_id"].tolist() == ["pair_model_0", "pair_model_1", "pair_model_2", "pair_model_3"]
+    assert t["models"]["file_role"].tolist() == ["source", "source", "target", "target"]
     np.save(raw / "tb" / "t.npy", np.ones((2, 6)))
     with pytest.raises(DataError) as info:
         build_tables(cat["pair"], raw, log=_quiet)
@@ -487,6 +489,12 @@ def test_write_load_round_trip(mirror, tmp_path):
     np.testing.assert_array_equal(kept.scores, big[keep])
     assert kept.model_ids == [f"sub_model_{i:02d}" for i in range(11) if i != 3]
     assert kept.model_names == kept.model_ids
+    assert kept.file_roles == ["scores"] * 10
+
+    # a study's own minimum accuracy overrides the catalog's flag: None keeps every model
+    assert load_response_matrix(d, min_accuracy=None).shape == (11, 12)
+    high = load_response_matrix(d, min_accuracy=0.5)
+    np.testing.assert_array_equal(high.scores, big[big.mean(axis=1) > 0.5])
 
 
 def test_load_response_matrix_row_count_mismatch(mirror, tmp_path):

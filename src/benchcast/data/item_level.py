@@ -9,7 +9,9 @@ Tables written per dataset (schema in ``workflow/schemas/tables.schema.yaml``):
     ``model_idx``, ``model_id`` (unique str), ``name`` (as in the source, may repeat when the
     catalog allows it), ``accuracy`` (full-benchmark mean), ``excluded`` (bool) and
     ``exclusion_reason`` -- rows the paper's loader drops are kept here but flagged, so
-    nothing is silently lost; experiments use only ``excluded == False`` rows.
+    nothing is silently lost; experiments use only ``excluded == False`` rows -- and
+    ``file_role``, the catalog file the row was read from (``scores``; ``source`` or
+    ``target`` for a ``npy_pair`` dump, whose files give the roles TailoredBench uses).
 ``items.parquet``
     ``item_idx``, ``item_id`` (``<dataset>/<position>``), ``subtask``, ``subtask_position``.
 """
@@ -43,6 +45,7 @@ class ResponseMatrix:
     model_names: list[str]
     item_ids: list[str]
     subtasks: list[str]
+    file_roles: list[str] | None = None  # per model: the catalog file its row came from
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -88,10 +91,13 @@ def _as_score_array(arr: object, path: Path) -> np.ndarray:
     return arr.astype(np.float64)
 
 
-def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> tuple[np.ndarray, list[str] | None, list[str]]:
+def read_raw_item_matrix(
+    spec: DatasetSpec, raw_dir: str | Path
+) -> tuple[np.ndarray, list[str] | None, list[str], list[str]]:
     """Read the raw files of an item-level dataset.
 
-    Returns ``(scores, names, paths_read)``; ``names`` is None when the source has none.
+    Returns ``(scores, names, paths_read, file_roles)``; ``names`` is None when the source has
+    none; ``file_roles`` names, per row, the catalog file the row came from.
     """
     raw_dir = Path(raw_dir)
     paths: list[str] = []
@@ -123,7 +129,7 @@ def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> tuple[np.nda
                     f"score matrix has {scores.shape[0]} rows but model list {mp.name} has {len(names)} names",
                     "use the model list that belongs to this dump (same commit), or fix the catalog entry",
                 )
-        return scores, names, paths
+        return scores, names, paths, ["scores"] * scores.shape[0]
     if spec.format == "npy_pair":
         parts = []
         for role in ("source", "target"):
@@ -139,7 +145,8 @@ def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> tuple[np.nda
                 f"source has {parts[0].shape[1]} items but target has {parts[1].shape[1]}",
                 "use the source/target files of the same benchmark",
             )
-        return np.vstack(parts), None, paths
+        roles = ["source"] * parts[0].shape[0] + ["target"] * parts[1].shape[0]
+        return np.vstack(parts), None, paths, roles
     raise DataError(
         spec.files[next(iter(spec.files))].path,
         "format",
@@ -221,7 +228,7 @@ def item_labels(spec: DatasetSpec, n_items: int) -> tuple[list[str], list[str], 
 
 def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) -> dict[str, pd.DataFrame]:
     """Raw dump -> validated ``responses``, ``models``, ``items`` DataFrames."""
-    scores, names, paths = read_raw_item_matrix(spec, raw_dir)
+    scores, names, paths, file_roles = read_raw_item_matrix(spec, raw_dir)
     validate_binary(scores, paths[0])
     n_models, n_items = scores.shape
     for what, got, want in (("models", n_models, spec.n_models), ("items", n_items, spec.n_items)):
@@ -238,6 +245,7 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) 
             "accuracy": acc,
             "excluded": excluded,
             "exclusion_reason": np.where(excluded, f"accuracy <= {spec.min_accuracy:g}", ""),
+            "file_role": file_roles,
         }
     )
     models = _attach_metadata(models, spec, raw_dir, log)
@@ -300,10 +308,21 @@ def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path]) ->
         write_parquet_atomic(df, out[name])
 
 
+CATALOG_MIN_ACCURACY = "catalog"
+
+
 def load_response_matrix(
-    data_dir: str | Path, dataset: str | None = None, include_excluded: bool = False
+    data_dir: str | Path,
+    dataset: str | None = None,
+    include_excluded: bool = False,
+    min_accuracy: float | None | str = CATALOG_MIN_ACCURACY,
 ) -> ResponseMatrix:
-    """Read the three tables of one dataset back into a dense :class:`ResponseMatrix`."""
+    """Read the three tables of one dataset back into a dense :class:`ResponseMatrix`.
+
+    Rows are the models the ingest kept (the catalog's ``min_accuracy``), every model with
+    ``include_excluded``, or -- a study's own setting -- those with accuracy above
+    ``min_accuracy`` (``None``: every model; TailoredBench keeps the all-zero rows that "misses
+    the mark" drops)."""
     data_dir = Path(data_dir)
     for name in ("models", "items", "responses"):
         if not (data_dir / f"{name}.parquet").exists():
@@ -335,7 +354,13 @@ def load_response_matrix(
         )
     scores = np.zeros((n_models, n_items), dtype=np.float64)
     scores[mi, ii] = resp["score"].to_numpy()
-    keep = np.ones(n_models, bool) if include_excluded else ~models["excluded"].to_numpy()
+    if include_excluded or min_accuracy is None:
+        keep = np.ones(n_models, bool)
+    elif min_accuracy == CATALOG_MIN_ACCURACY:
+        keep = ~models["excluded"].to_numpy()
+    else:
+        keep = models["accuracy"].to_numpy() > float(min_accuracy)
+    roles = models["file_role"][keep].tolist() if "file_role" in models else None
     return ResponseMatrix(
         dataset=dataset or data_dir.name,
         scores=scores[keep],
@@ -343,6 +368,7 @@ def load_response_matrix(
         model_names=models["name"][keep].tolist(),
         item_ids=items["item_id"].tolist(),
         subtasks=items["subtask"].tolist(),
+        file_roles=roles,
     )
 
 
