@@ -175,6 +175,16 @@ def test_make_split_extrapolation_ignores_rng():
     assert len(c.source) == 12 and len(c.target) == 6
 
 
+def test_given_split_takes_the_file_roles_in_every_trial():
+    roles = ["source", "target", "source", "target", "target"]
+    for seed in (0, 1):
+        split = make_split("given", np.zeros(5), np.random.default_rng(seed), None, roles)
+        assert split.source.tolist() == [0, 2] and split.target.tolist() == [1, 3, 4]
+    for bad in (None, ["scores"] * 5):
+        with pytest.raises(ConfigError, match="npy_pair"):
+            make_split("given", np.zeros(5), np.random.default_rng(0), None, bad)
+
+
 def test_unknown_split_is_config_error():
     with pytest.raises(ConfigError) as info:
         make_split("random", np.zeros(10), np.random.default_rng(0))

@@ -29,7 +29,7 @@ def make_splits(
     acc = matrix.accuracy()
     rows = []
     for t in range(trials):
-        split = make_split(kind, acc, seeding.rng(base_seed, t, "split"), params)
+        split = make_split(kind, acc, seeding.rng(base_seed, t, "split"), params, matrix.file_roles)
         for role, idx in (("source", split.source), ("target", split.target)):
             rows.append(
                 pd.DataFrame({"trial": np.int32(t), "model_id": [matrix.model_ids[i] for i in idx], "role": role})

@@ -44,11 +44,31 @@ def extrapolation_split(accuracy: np.ndarray, source_fraction: float = 0.5, targ
     return Split(source=np.sort(order[:n_source]), target=np.sort(order[m - n_target :]))
 
 
-SPLITS = ("interpolation", "extrapolation")
+def given_split(file_roles: list[str] | None) -> Split:
+    """The roles the dump's own files give (TailoredBench's GSM8K: a source and a target file),
+    the same in every trial: only the methods' randomness varies (TailoredBench, Section 4.1)."""
+    if not file_roles or not {"source", "target"} <= set(file_roles):
+        raise ConfigError(
+            "the 'given' split needs a dataset whose files name source and target models (catalog format "
+            "npy_pair; models.parquet column file_role). Fix: use the interpolation or extrapolation split"
+        )
+    roles = np.asarray(file_roles)
+    return Split(source=np.flatnonzero(roles == "source"), target=np.flatnonzero(roles == "target"))
 
 
-def make_split(kind: str, accuracy: np.ndarray, rng: np.random.Generator, params: dict | None = None) -> Split:
+SPLITS = ("interpolation", "extrapolation", "given")
+
+
+def make_split(
+    kind: str,
+    accuracy: np.ndarray,
+    rng: np.random.Generator,
+    params: dict | None = None,
+    file_roles: list[str] | None = None,
+) -> Split:
     params = params or {}
+    if kind == "given":
+        return given_split(file_roles)
     if kind == "interpolation":
         return interpolation_split(len(accuracy), rng, params.get("target_fraction", 0.25))
     if kind == "extrapolation":
