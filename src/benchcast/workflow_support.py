@@ -143,3 +143,12 @@ def resolve_includes(defaults: dict, overrides: dict, root: Path) -> dict | None
     _deep_update(merged, overrides)
     merged.pop("include")
     return merged
+
+
+def dataset_tables(dataset: str) -> dict[str, str]:
+    """The ingested tables of an item-level dataset, by the input names every study's jobs use."""
+    return {
+        "models": f"results/data/{dataset}/models.parquet",
+        "responses": f"results/data/{dataset}/responses.parquet",
+        "item_table": f"results/data/{dataset}/items.parquet",
+    }

@@ -15,7 +15,7 @@ from benchcast.data.catalog import load_catalog  # noqa: E402
 from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_file  # noqa: E402
 from benchcast.errors import ConfigError  # noqa: E402
 from benchcast.job_resources import JobResources, slurm_nice  # noqa: E402
-from benchcast.workflow_support import exit_without_idle_tail, resolve_includes  # noqa: E402
+from benchcast.workflow_support import dataset_tables, exit_without_idle_tail, resolve_includes  # noqa: E402
 
 # A config file may list others under `include:` (config/all_papers.yaml): they are merged between the
 # default config and the command line's files (benchcast.workflow_support.resolve_includes).

@@ -5,7 +5,7 @@
 from benchcast.studies.misses_the_mark.analysis import published_costs  # noqa: E402
 from benchcast.studies.misses_the_mark.plan import (  # noqa: E402
     FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_PRIORITY, Plan, REPORT_GROUP as MTM_REPORT_GROUP,
-    RUNS as MTM_RUNS, SPLITS as MTM_SPLITS, TABLES as MTM_TABLES, TIMING as MTM_TIMING, dataset_tables,
+    RUNS as MTM_RUNS, SPLITS as MTM_SPLITS, TABLES as MTM_TABLES, TIMING as MTM_TIMING,
 )
 
 MTM = study_config("misses_the_mark")

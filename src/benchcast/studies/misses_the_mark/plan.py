@@ -14,6 +14,7 @@ from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY
+from benchcast.workflow_support import dataset_tables
 
 RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
 TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
@@ -40,15 +41,6 @@ RUN_GROUPS = {"random_search_learn": "mtm_search", "pca": "mtm_pca"}
 LIGHT_RUN_GROUP = "mtm_light"
 #: metrics, figures and tables: one bundle after the runs
 REPORT_GROUP = "mtm_report"
-
-
-def dataset_tables(dataset: str) -> dict[str, str]:
-    """The ingested tables a job of this study reads for one dataset."""
-    return {
-        "models": f"results/data/{dataset}/models.parquet",
-        "responses": f"results/data/{dataset}/responses.parquet",
-        "item_table": f"results/data/{dataset}/items.parquet",
-    }
 
 
 def check_budgets(budgets: Mapping[str, list[int]], specs) -> None:
