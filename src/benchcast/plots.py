@@ -198,3 +198,40 @@ def matrix_composition_plot(comp: dict, path: str | Path) -> None:
     for ax in (axes[0], axes[1], axes[3]):
         ax.tick_params(axis="y", labelsize=7)
     _save(fig, path)
+
+
+def metric_curves(points: pd.DataFrame, path: str | Path, xlabel: str, title: str) -> None:
+    """Kendall's tau and MAE (mean +- 1 s.e. over runs) against a setting's x value
+    (``points``: ``x`` (label), ``tau``, ``tau_se``, ``mae``, ``mae_se``), one panel each."""
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+    x = np.arange(len(points))
+    for ax, metric, label in zip(axes, ("tau", "mae"), ("Kendall's tau", "MAE"), strict=True):
+        ax.errorbar(x, points[metric], yerr=points[f"{metric}_se"], marker="o", capsize=3)
+        ax.set_xticks(x, [str(v) for v in points["x"]], rotation=30 if len(points) > 6 else 0)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+    fig.suptitle(title)
+    _save(fig, path)
+
+
+def metric_boxplots(per_run: pd.DataFrame, labels: dict[str, str], path: str | Path, title: str) -> None:
+    """Per-run Kendall's tau and MAE by budget, one box per setting (``labels``: setting -> legend)."""
+    budgets = sorted(per_run.budget.unique())
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    width = 0.8 / max(len(labels), 1)
+    for ax, metric, label in zip(axes, ("tau", "mae"), ("Kendall's tau", "MAE"), strict=True):
+        for k, (setting, legend) in enumerate(labels.items()):
+            data = [per_run[(per_run.setting == setting) & (per_run.budget == b)][metric].to_numpy() for b in budgets]
+            pos = np.arange(len(budgets)) + (k - (len(labels) - 1) / 2) * width
+            box = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True, showfliers=False)
+            for patch in box["boxes"]:
+                patch.set_facecolor(f"C{k}")
+            ax.plot([], [], color=f"C{k}", label=legend, linewidth=6)
+        ax.set_xticks(np.arange(len(budgets)), [str(b) for b in budgets])
+        ax.set_xlabel("inference count")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title)
+    _save(fig, path)

@@ -1,0 +1,112 @@
+"""The jobs of the TailoredBench study for one config: its settings (a method with parameters and
+inference counts), one run job per (setting, inference count) on the study's dataset, and what the
+tables read.
+
+A *setting* is a named method configuration: Table 6's four methods, the ablations' variants of
+TailoredBench (Tables 7, 8, 9, 13) and the figures' points (Figures 3a, 3b, 4), which the plan
+generates from each figure's list of values. ``workflow/rules/tailoredbench.smk`` wires files
+with this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from benchcast.data.catalog import Catalog
+from benchcast.data.item_level import iter_item_datasets
+from benchcast.errors import ConfigError
+from benchcast.methods import REGISTRY
+
+SPLITS = "results/splits/tailoredbench/{dataset}.parquet"
+RUNS = "results/runs/tailoredbench/{dataset}/{setting}/n={n}.parquet"
+TIMING = "results/timing/tailoredbench/{dataset}/{setting}/n={n}.parquet"
+METRICS = "results/metrics/tailoredbench/per_run.parquet"
+TABLES = "results/tables/tailoredbench"
+FIGURES = "results/figures/tailoredbench"
+#: the figures' x axis: which TailoredBench native-source mode each figure varies (Section 4.3)
+FIGURE_MODES = {"figure3a": "fraction", "figure3b": "band", "figure4": "top"}
+#: TailoredBench run jobs take ~1 s per run; SLURM bundles them (workflow/profiles/slurm)
+RUN_GROUP = "tb_runs"
+REPORT_GROUP = "tb_report"
+
+
+@dataclass(frozen=True)
+class Setting:
+    method: str
+    params: dict
+    budgets: tuple[int, ...]
+
+
+@dataclass
+class Plan:
+    """The study's jobs for ``config["tailoredbench"]`` (validated, defaults filled in). Construction
+    checks the datasets, methods, table references and budgets before any job runs."""
+
+    config: Mapping
+    catalog: Catalog
+    settings: dict[str, Setting] = field(init=False)
+
+    def __post_init__(self) -> None:
+        cfg = self.config
+        specs = iter_item_datasets([cfg["dataset"]], self.catalog)
+        budgets = tuple(int(n) for n in cfg["budgets"])
+        self.settings = {}
+        for name, s in cfg["settings"].items():
+            self._add(name, s["method"], dict(s.get("params") or {}), tuple(s.get("budgets") or budgets))
+        for fig, spec in cfg["figures"].items():
+            for i, value in enumerate(spec["values"]):
+                params = {**spec.get("params", {}), "native": FIGURE_MODES[fig], "native_value": value}
+                self._add(f"{fig}_{i}", "tailoredbench", params, (int(spec["budget"]),))
+        used = dict(cfg["table6"])
+        for table, spec in cfg["ablations"].items():
+            used.update({f"{table}:{row}": s for row, s in spec["rows"].items()})
+            for setting in spec["rows"].values():
+                if setting in self.settings and int(spec["budget"]) not in self.settings[setting].budgets:
+                    raise ConfigError(
+                        f"config tailoredbench.ablations.{table}: setting '{setting}' does not run at inference "
+                        f"count {spec['budget']}. Fix: add it to the setting's budgets"
+                    )
+        for where, setting in used.items():
+            if setting not in self.settings:
+                raise ConfigError(
+                    f"config tailoredbench: '{where}' names setting '{setting}', which tailoredbench.settings "
+                    f"does not define. Fix: define it or use one of {', '.join(self.settings)}"
+                )
+        for spec in specs:
+            for name, s in self.settings.items():
+                if spec.n_items is not None and max(s.budgets) >= spec.n_items:
+                    raise ConfigError(
+                        f"config tailoredbench.settings.{name}: inference count {max(s.budgets)} is not below the "
+                        f"{spec.n_items} items of '{spec.name}'. Fix: lower it"
+                    )
+
+    def _add(self, name: str, method: str, params: dict, budgets: tuple[int, ...]) -> None:
+        if method not in REGISTRY:
+            raise ConfigError(
+                f"config tailoredbench: setting '{name}' uses unknown method '{method}'. "
+                f"Known: {', '.join(sorted(REGISTRY))}"
+            )
+        if name in self.settings:
+            raise ConfigError(f"config tailoredbench: setting '{name}' is defined twice. Fix: rename one")
+        self.settings[name] = Setting(method, params, tuple(sorted(set(budgets))))
+
+    def cells(self) -> list[tuple[str, int]]:
+        return [(name, n) for name, s in self.settings.items() for n in s.budgets]
+
+    def cell_files(self, pattern: str) -> list[str]:
+        return [pattern.format(dataset=self.config["dataset"], setting=s, n=n) for s, n in self.cells()]
+
+    def figure_points(self, figure: str) -> list[tuple[object, str]]:
+        """(x value, setting) of a figure, in the config's order."""
+        return [(v, f"{figure}_{i}") for i, v in enumerate(self.config["figures"][figure]["values"])]
+
+    def tables(self) -> dict[str, str]:
+        names = ["table6", *self.config["ablations"], "z_test", "summary", "paper_vs_ours", "acceptance_summary"]
+        return {name: f"{TABLES}/{name}.csv" for name in names}
+
+    def figures(self) -> dict[str, str]:
+        return {name: f"{FIGURES}/{name}.png" for name in (*self.config["figures"], "figure7")}
+
+    def final_outputs(self) -> list[str]:
+        return [*self.tables().values(), *self.figures().values()]

@@ -1,0 +1,130 @@
+# TailoredBench (Yuan et al.): the dump's own source/target roles in every run, one job per
+# (setting, inference count) looping over the runs, then tables and figures.
+# The settings and jobs come from benchcast.studies.tailoredbench.plan.
+
+from benchcast.studies.tailoredbench.plan import (  # noqa: E402
+    METRICS as TB_METRICS, REPORT_GROUP as TB_REPORT_GROUP, RUN_GROUP as TB_RUN_GROUP, RUNS as TB_RUNS,
+    SPLITS as TB_SPLITS, TIMING as TB_TIMING, Plan as TBPlan,
+)
+
+TB = study_config("tailoredbench")
+TB_PLAN = TBPlan(TB, CATALOG)
+TB_DATASET = TB["dataset"]
+TB_TABLES = TB_PLAN.tables()
+TB_FIGURES = TB_PLAN.figures()
+STUDY_DATASETS["tailoredbench"] = [TB_DATASET]
+STUDY_OUTPUTS["tailoredbench"] = TB_PLAN.final_outputs()
+STUDY_INDEX["tailoredbench"] = {
+    "title": "TailoredBench: Efficient Benchmark Evaluation with Tailored Core Sets (Yuan et al.)",
+    "paper": "../shared/papers/tailoredbench.txt",
+    "tolerance": "|ours - paper| <= {t6} (Table 6), {d} (ablations), Kendall's tau / MAE".format(
+        t6=" / ".join(str(TB["tolerance"]["table6"][m]) for m in ("tau", "mae")),
+        d=" / ".join(str(TB["tolerance"]["default"][m]) for m in ("tau", "mae"))),
+    "paper_vs_ours": TB_TABLES["paper_vs_ours"],
+    "sections": [
+        ["Table 6 / Table 1 (GSM8K)", [TB_TABLES["table6"]]],
+        *[[f"Table {t.removeprefix('table')} (GSM8K)", [TB_TABLES[t]]] for t in TB["ablations"]],
+        ["Figures 3a, 3b, 4, 7 (GSM8K)", list(TB_FIGURES.values())],
+        ["Z-test and pairwise ranking accuracy", [TB_TABLES["z_test"], TB_TABLES["summary"]]],
+    ],
+}
+
+
+rule tailoredbench:
+    """Every output of the study (also part of `all` when `studies` lists it)."""
+    input:
+        STUDY_OUTPUTS["tailoredbench"],
+
+
+rule tb_splits:
+    """The runs' source/target roles: the dump's own files (the 'given' split), the same in every run."""
+    input:
+        **dataset_tables("{dataset}"),
+    output:
+        TB_SPLITS,
+    params:
+        runs=TB["runs"],
+        seed=config["seed"],
+        min_accuracy=TB["min_accuracy"],
+    resources:
+        **JOB_RESOURCES.of("tb_splits"),
+    log:
+        "logs/tailoredbench/splits/{dataset}.log",
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/tailoredbench/splits.py"
+
+
+rule tb_run:
+    """All runs of one setting at one inference count."""
+    input:
+        **dataset_tables("{dataset}"),
+        splits=TB_SPLITS,
+    output:
+        estimates=TB_RUNS,
+        timing=TB_TIMING,
+    wildcard_constraints:
+        setting=names_regex(TB_PLAN.settings),
+    params:
+        seed=config["seed"],
+        min_accuracy=TB["min_accuracy"],
+        # only this setting's method and parameters: changing another setting does not rerun this job
+        method=lambda w: TB_PLAN.settings[w.setting].method,
+        method_params=lambda w: TB_PLAN.settings[w.setting].params,
+    group: TB_RUN_GROUP
+    resources:
+        **JOB_RESOURCES.of("tb_run"),
+    log:
+        "logs/tailoredbench/run/{dataset}/{setting}/n={n}.log",
+    benchmark:
+        "benchmarks/tailoredbench/run/{dataset}/{setting}/n={n}.tsv"
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/tailoredbench/run.py"
+
+
+rule tb_metrics:
+    """Kendall's tau, MAE and pairwise ranking accuracy of every run of every setting."""
+    input:
+        runs=TB_PLAN.cell_files(TB_RUNS),
+    output:
+        TB_METRICS,
+    params:
+        cells=TB_PLAN.cells(),
+    group: TB_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("tb_metrics"),
+    log:
+        "logs/tailoredbench/metrics.log",
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/tailoredbench/metrics.py"
+
+
+rule tb_tables:
+    """Table 6, the ablation tables, the Z-test, the figures and the paper-vs-ours comparison."""
+    input:
+        per_run=TB_METRICS,
+        paper=TB["paper_values"],
+    output:
+        **{name: report(path, caption=f"../report/tailoredbench/tables.rst", category="TailoredBench", subcategory="Tables")
+           if name in ("table6", "paper_vs_ours") else path for name, path in TB_TABLES.items()},
+        **{name: report(path, caption="../report/tailoredbench/figures.rst", category="TailoredBench", subcategory="Figures")
+           for name, path in TB_FIGURES.items()},
+    params:
+        table6=TB["table6"],
+        ablations=TB["ablations"],
+        figures={fig: TB_PLAN.figure_points(fig) for fig in TB["figures"]},
+        tolerance=TB["tolerance"],
+    group: TB_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("tb_tables"),
+    log:
+        "logs/tailoredbench/tables.log",
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/tailoredbench/tables.py"

@@ -1,0 +1,12 @@
+from pathlib import Path
+
+from benchcast.data.item_level import load_response_matrix, write_parquet_atomic
+from benchcast.harness import make_splits
+from benchcast.workflow_support import job_logger
+
+log = job_logger(snakemake)
+p = snakemake.params
+matrix = load_response_matrix(Path(snakemake.input.models).parent, snakemake.wildcards.dataset, min_accuracy=p.min_accuracy)
+splits = make_splits(matrix, "given", p.runs, p.seed)
+log(f"{matrix.dataset}: {matrix.shape[0]} models ({(splits.trial == 0).sum()} in a run), {p.runs} runs")
+write_parquet_atomic(splits, snakemake.output[0])

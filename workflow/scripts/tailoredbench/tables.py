@@ -1,0 +1,17 @@
+import pandas as pd
+
+from benchcast.studies.tailoredbench.report import write_report
+from benchcast.workflow_support import job_logger
+
+log = job_logger(snakemake)
+p = snakemake.params
+write_report(
+    pd.read_parquet(snakemake.input.per_run),
+    pd.read_csv(snakemake.input.paper),
+    dict(p.table6),
+    {k: dict(v) for k, v in p.ablations.items()},
+    {k: list(v) for k, v in p.figures.items()},
+    {k: dict(v) for k, v in p.tolerance.items()},
+    dict(snakemake.output.items()),
+    log,
+)
