@@ -38,7 +38,10 @@ def make_workdir(root: Path) -> Path:
                 "kind": "item_binary",
                 "source": "tb",
                 "format": "npy_pair",
-                "files": {"source": {"path": "source.npy", "sha256": None}, "target": {"path": "target.npy", "sha256": None}},
+                "files": {
+                    "source": {"path": "source.npy", "sha256": None},
+                    "target": {"path": "target.npy", "sha256": None},
+                },
                 "n_models": 60,
                 "n_items": 150,
                 "mirrored": True,
@@ -64,10 +67,16 @@ def make_workdir(root: Path) -> Path:
             "settings": {
                 "random_sampling": {"method": "random_sampling"},
                 "tailoredbench": {"method": "tailoredbench", "params": {"g_size": 5}},
-                "tb_uncalibrated": {"method": "tailoredbench", "params": {"g_size": 5, "calibrate": False}, "budgets": [16]},
+                "tb_uncalibrated": {
+                    "method": "tailoredbench",
+                    "params": {"g_size": 5, "calibrate": False},
+                    "budgets": [16],
+                },
             },
             "table6": {"random_sampling": "random_sampling", "tailoredbench": "tailoredbench"},
-            "ablations": {"table8": {"budget": 16, "rows": {"non_calibrated": "tb_uncalibrated", "calibrated": "tailoredbench"}}},
+            "ablations": {
+                "table8": {"budget": 16, "rows": {"non_calibrated": "tb_uncalibrated", "calibrated": "tailoredbench"}}
+            },
             "figures": {"figure4": {"budget": 16, "values": [5, 10], "params": {"g_size": 5}}},
             "paper_values": "paper.csv",
         },
@@ -77,7 +86,16 @@ def make_workdir(root: Path) -> Path:
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        *args,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
     assert proc.returncode == 0, f"snakemake failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc
@@ -108,7 +126,11 @@ def test_every_output_and_all_models_kept(finished):
 def test_byte_identical_on_one_core(finished, tmp_path):
     again = make_workdir(tmp_path)
     snakemake(again, "tailoredbench", "--cores", "1", "--quiet")
-    for sub in ("results/tables/tailoredbench", "results/runs/tailoredbench/pair/tailoredbench", "results/metrics/tailoredbench"):
+    for sub in (
+        "results/tables/tailoredbench",
+        "results/runs/tailoredbench/pair/tailoredbench",
+        "results/metrics/tailoredbench",
+    ):
         a, b = finished / sub, again / sub
         names = sorted(p.name for p in a.iterdir())
         assert names and names == sorted(p.name for p in b.iterdir())
