@@ -14,11 +14,13 @@ from benchcast.methods.irt_methods import (
     GPIRT,
     IRTTrialFit,
     anchors_to_frame,
+    choose_dims,
     fit_irt_trials,
     fit_trial_irt,
     fits_to_frames,
     frames_to_fits,
     gp_irt_lambda,
+    heldout_bias,
     irt_anchors,
     trial_anchors,
 )
@@ -179,6 +181,22 @@ def test_unknown_irt_parameter_is_a_config_error():
         make_method("p_irt", {"irt": {"fitter": "em"}})
     with pytest.raises(ConfigError, match="do not apply to fitter 'map'"):
         make_method("p_irt", {"irt": {"dtype": "float32"}})
+
+
+def test_dims_grid_picks_the_dimension_with_the_smallest_heldout_error(data):
+    """tinyBenchmarks' validation heuristic: each candidate's held-out error is heldout_bias's, the
+    smallest wins, the full fit has that many dimensions and GP-IRT's b is the winner's error."""
+    src = data[:45]
+    dims, errors = choose_dims(src, np.random.default_rng(3), {"dims_grid": [1, 3]})
+    rng = np.random.default_rng(3)
+    assert errors[1] == heldout_bias(src, rng, {"dims": 1}) and errors[3] == heldout_bias(src, rng, {"dims": 3})
+    assert dims == min(errors, key=errors.get)
+    fit = fit_trial_irt(src, np.random.default_rng(3), {"dims_grid": [1, 3]})
+    assert fit.dims == dims and fit.bias == errors[dims]
+    from benchcast.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="dims_grid"):
+        make_method("gp_irt", {"irt": {"dims_grid": []}})
 
 
 def test_svi_dtype_passes_through(data):

@@ -54,8 +54,9 @@ IRT_FITTER_KEYS = {
     # precision (~1.6x faster), ``float64`` (default) keeps parameters and optimiser in float64
     "svi": ("dims", "epochs", "lr", "dtype"),
 }
-#: every key a config's IRT section may set
-IRT_FIT_KEYS = ("fitter",) + tuple(sorted({k for keys in IRT_FITTER_KEYS.values() for k in keys}))
+#: every key a config's IRT section may set; ``dims_grid`` (any fitter): choose ``dims`` per fit by
+#: tinyBenchmarks' validation heuristic (:func:`choose_dims`)
+IRT_FIT_KEYS = ("dims_grid", "fitter") + tuple(sorted({k for keys in IRT_FITTER_KEYS.values() for k in keys}))
 
 
 @dataclass
@@ -99,7 +100,11 @@ def check_fit_params(irt_params: dict | None) -> dict:
             f"unknown IRT fitter {fitter!r}; choose one of {', '.join(IRT_FITTER_KEYS)} "
             "(config misses_the_mark.irt.fitter or irt_validation.fit.fitter)"
         )
-    unknown = set(params) - {"fitter"} - set(IRT_FITTER_KEYS[fitter])
+    unknown = set(params) - {"fitter", "dims_grid"} - set(IRT_FITTER_KEYS[fitter])
+    if "dims_grid" in params and (
+        not params["dims_grid"] or not all(isinstance(d, int) and d >= 1 for d in params["dims_grid"])
+    ):
+        raise ConfigError(f"IRT dims_grid must be a non-empty list of dimensions >= 1, got {params['dims_grid']!r}")
     if unknown:
         raise ConfigError(
             f"IRT parameter(s) {sorted(unknown)} do not apply to fitter {fitter!r}; it takes "
@@ -113,6 +118,7 @@ def fit_irt(
 ) -> irt.IRTParams:
     """Fit the multidimensional 2PL with the configured fitter (``fitter``: ``map`` default, or ``svi``)."""
     params = check_fit_params(irt_params)
+    params.pop("dims_grid", None)  # chosen by the caller (choose_dims)
     fitter = params.pop("fitter", "map")
     if fitter == "svi":
         return irt.fit_mirt_2pl_svi(responses, observed, rng=rng, **params)
@@ -137,16 +143,33 @@ def heldout_bias(source: np.ndarray, rng: np.random.Generator, irt_params: dict 
     return float(np.mean(np.abs(pred - source[val][:, unseen].mean(axis=1))))
 
 
+def choose_dims(source: np.ndarray, rng: np.random.Generator, irt_params: dict) -> tuple[int, dict[int, float]]:
+    """The IRT dimension tinyBenchmarks' tutorial picks (``training_irt.ipynb``: fit without every
+    fifth model for each candidate D, score the held-out models' predicted accuracy on the odd items
+    from abilities estimated on the even ones, keep the D with the smallest error -- the error
+    :func:`heldout_bias` computes): ``(dims, {D: error})``; the first D on ties."""
+    errors = {int(d): heldout_bias(source, rng, {**irt_params, "dims": int(d)}) for d in irt_params["dims_grid"]}
+    return min(errors, key=errors.get), errors
+
+
 def fit_trial_irt(
     source: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None, with_bias: bool = True
 ) -> IRTTrialFit:
-    """One trial's IRT: the full source fit and (for GP-IRT) the held-out bias ``b``."""
+    """One trial's IRT: the full source fit and (for GP-IRT) the held-out bias ``b``. With
+    ``dims_grid``, the dimension is chosen first (:func:`choose_dims`) and ``b`` is the chosen
+    dimension's held-out error."""
     check_binary(source)
     params = check_fit_params(irt_params)
     t0 = time.perf_counter()
+    errors = None
+    if "dims_grid" in params:
+        params["dims"], errors = choose_dims(source, rng, params)
     fit = fit_irt(source, rng, params)
     t1 = time.perf_counter()
-    bias = heldout_bias(source, rng, params) if with_bias else float("nan")
+    if errors is not None:
+        bias = errors[params["dims"]] if with_bias else float("nan")
+    else:
+        bias = heldout_bias(source, rng, params) if with_bias else float("nan")
     return IRTTrialFit(
         disc=fit.disc,
         diff=fit.diff,
