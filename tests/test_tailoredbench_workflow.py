@@ -66,6 +66,7 @@ def make_workdir(root: Path) -> Path:
             "budgets": [12, 16],
             "settings": {
                 "random_sampling": {"method": "random_sampling"},
+                "gp_irt": {"method": "gp_irt", "params": {"irt": {"dims_grid": [1, 2]}}},
                 "tailoredbench": {"method": "tailoredbench", "params": {"g_size": 5}},
                 "tb_uncalibrated": {
                     "method": "tailoredbench",
@@ -73,7 +74,7 @@ def make_workdir(root: Path) -> Path:
                     "budgets": [16],
                 },
             },
-            "table6": {"random_sampling": "random_sampling", "tailoredbench": "tailoredbench"},
+            "table6": {"random_sampling": "random_sampling", "gp_irt": "gp_irt", "tailoredbench": "tailoredbench"},
             "ablations": {
                 "table8": {"budget": 16, "rows": {"non_calibrated": "tb_uncalibrated", "calibrated": "tailoredbench"}}
             },
@@ -116,7 +117,10 @@ def test_every_output_and_all_models_kept(finished):
         assert (finished / "results" / "figures" / "tailoredbench" / f"{name}.png").stat().st_size > 0
     t6 = pd.read_csv(tables / "table6.csv")
     assert list(t6.columns) == ["method", "budget", "tau", "mae", "tau_se", "mae_se", "runs"]
-    assert len(t6) == 4 and (t6.runs == 3).all()
+    assert len(t6) == 6 and (t6.runs == 3).all()
+    # GP-IRT's IRT: one fit for all runs (same sources), chosen from the dimension grid
+    timing = pd.read_parquet(finished / "results" / "prefit" / "tailoredbench" / "pair" / "gp_irt" / "timing.parquet")
+    assert timing.shared_from.tolist() == [0, 0, 0]
     run = pd.read_parquet(finished / "results" / "runs" / "tailoredbench" / "pair" / "tailoredbench" / "n=16.parquet")
     assert run.groupby("trial").size().tolist() == [30, 30, 30]  # the target file's 30 models, zero row too
     assert (run.items_queried == 16).all()

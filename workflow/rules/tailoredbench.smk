@@ -3,8 +3,8 @@
 # The settings and jobs come from benchcast.studies.tailoredbench.plan.
 
 from benchcast.studies.tailoredbench.plan import (  # noqa: E402
-    METRICS as TB_METRICS, REPORT_GROUP as TB_REPORT_GROUP, RUN_GROUP as TB_RUN_GROUP, RUNS as TB_RUNS,
-    SPLITS as TB_SPLITS, TIMING as TB_TIMING, Plan as TBPlan,
+    METRICS as TB_METRICS, PREFIT as TB_PREFIT, REPORT_GROUP as TB_REPORT_GROUP, RUN_GROUP as TB_RUN_GROUP,
+    RUNS as TB_RUNS, SPLITS as TB_SPLITS, TIMING as TB_TIMING, Plan as TBPlan,
 )
 
 TB = study_config("tailoredbench")
@@ -56,11 +56,37 @@ rule tb_splits:
         "../scripts/tailoredbench/splits.py"
 
 
-rule tb_run:
-    """All runs of one setting at one inference count."""
+rule tb_prefit:
+    """The IRT of a P-IRT / GP-IRT setting with its anchors for every inference count: one fit
+    serves every run (every run has the same source models)."""
     input:
         **dataset_tables("{dataset}"),
         splits=TB_SPLITS,
+    output:
+        directory(TB_PREFIT),
+    wildcard_constraints:
+        setting=names_regex(TB_PLAN.prefit_names()),
+    params:
+        settings=lambda w: TB_PLAN.prefit_settings(w.setting),
+        budgets=lambda w: list(TB_PLAN.settings[w.setting].budgets),
+        seed=config["seed"],
+        min_accuracy=TB["min_accuracy"],
+    resources:
+        **JOB_RESOURCES.of("tb_prefit"),
+    log:
+        "logs/tailoredbench/prefit/{dataset}/{setting}.log",
+    benchmark:
+        "benchmarks/tailoredbench/prefit/{dataset}/{setting}.tsv"
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/tailoredbench/prefit.py"
+
+
+rule tb_run:
+    """All runs of one setting at one inference count."""
+    input:
+        unpack(lambda w: TB_PLAN.run_inputs(w.setting)),
     output:
         estimates=TB_RUNS,
         timing=TB_TIMING,
@@ -72,6 +98,7 @@ rule tb_run:
         # only this setting's method and parameters: changing another setting does not rerun this job
         method=lambda w: TB_PLAN.settings[w.setting].method,
         method_params=lambda w: TB_PLAN.settings[w.setting].params,
+        prefit_kind=lambda w: "irt" if TB_PLAN.prefit_settings(w.setting) else None,
     group: TB_RUN_GROUP
     resources:
         **JOB_RESOURCES.of("tb_run"),

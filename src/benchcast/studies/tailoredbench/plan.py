@@ -17,11 +17,15 @@ from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY
+from benchcast.methods.irt_methods import check_fit_params
+from benchcast.workflow_support import dataset_tables
 
 SPLITS = "results/splits/tailoredbench/{dataset}.parquet"
 RUNS = "results/runs/tailoredbench/{dataset}/{setting}/n={n}.parquet"
 TIMING = "results/timing/tailoredbench/{dataset}/{setting}/n={n}.parquet"
 METRICS = "results/metrics/tailoredbench/per_run.parquet"
+#: a setting's budget-independent fit (benchcast.methods.prefit: the IRT of P-IRT / GP-IRT)
+PREFIT = "results/prefit/tailoredbench/{dataset}/{setting}"
 TABLES = "results/tables/tailoredbench"
 FIGURES = "results/figures/tailoredbench"
 #: the figures' x axis: which TailoredBench native-source mode each figure varies (Section 4.3)
@@ -90,6 +94,29 @@ class Plan:
         if name in self.settings:
             raise ConfigError(f"config tailoredbench: setting '{name}' is defined twice. Fix: rename one")
         self.settings[name] = Setting(method, params, tuple(sorted(set(budgets))))
+
+    def prefit_settings(self, setting: str) -> dict | None:
+        """The settings of a setting's IRT prefit (P-IRT, GP-IRT: one fit for every run, since every
+        run has the same sources, and every budget), or None. Other methods fit themselves."""
+        s = self.settings[setting]
+        method = REGISTRY[s.method]
+        if method.needs_prefit != "irt":
+            return None
+        return {
+            "irt": check_fit_params(s.params.get("irt")),
+            "with_bias": bool(getattr(method, "wants_bias", False)),
+            "share_identical_sources": True,
+        }
+
+    def prefit_names(self) -> list[str]:
+        return [name for name in self.settings if self.prefit_settings(name) is not None]
+
+    def run_inputs(self, setting: str) -> dict[str, str]:
+        dataset = self.config["dataset"]
+        inputs = {**dataset_tables(dataset), "splits": SPLITS.format(dataset=dataset)}
+        if self.prefit_settings(setting) is not None:
+            inputs["prefit"] = PREFIT.format(dataset=dataset, setting=setting)
+        return inputs
 
     def cells(self) -> list[tuple[str, int]]:
         return [(name, n) for name, s in self.settings.items() for n in s.budgets]
