@@ -17,7 +17,12 @@ from benchcast.splits import extrapolation_split
 
 SEED = 1234
 N_MODELS, N_ITEMS, BUDGET, TRIALS = 40, 80, 7, 3
-FAST = {"random_search_learn": {"num_search": 20}, "lasso": {"n_alphas": 80}, "pca": {"k_grid": [2, 5]}}
+FAST = {
+    "random_search_learn": {"num_search": 20},
+    "lasso": {"n_alphas": 80},
+    "pca": {"k_grid": [2, 5]},
+    "tailoredbench": {"g_size": 3},
+}
 
 
 @pytest.fixture(autouse=True)

@@ -32,9 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.distance import cdist
-
-from benchcast.pam import pam_fixed
 
 METRICS = ("manhattan", "correlation", "cosine")
 _SCIPY_METRIC = {"manhattan": "cityblock", "correlation": "correlation", "cosine": "cosine"}
@@ -72,6 +69,8 @@ def embedding_distances(
         a = rows @ w
         dist = a[:, None] + a[None, :] - 2.0 * ((rows * w) @ rows.T)  # exact: every term is on the grid
         return np.maximum(dist, 0.0)
+    from scipy.spatial.distance import cdist  # on first use: every workflow job imports the methods
+
     z = zscore_columns(x) if points is None else zscore_columns(x)[points]
     dist = cdist(z, z, _SCIPY_METRIC[metric])
     dist = np.nan_to_num(dist, nan=1.0)  # correlation/cosine of a constant row: "uncorrelated"
@@ -116,6 +115,8 @@ def cluster_items(
     Draws, in this order: the item scan order (a permutation) and the ``n_extra`` initial medoids
     (uniform without replacement among the items not in ``fixed``), as the released code does.
     """
+    from benchcast.pam import pam_fixed  # numba on first use: every workflow job imports the methods
+
     n = len(patterns.of_item)
     fixed = np.asarray(fixed, dtype=np.int64)
     scan = rng.permutation(n)
