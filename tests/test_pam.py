@@ -91,8 +91,15 @@ def test_bad_input_is_refused():
         pam_fixed(dist, [0, 4])
     with pytest.raises(ValueError, match="n_fixed"):
         pam_fixed(dist, [0, 1], n_fixed=3)
-    with pytest.raises(ValueError, match="no point"):
-        pam_fixed(dist, [0, 1, 2, 3])
+
+
+def test_every_point_a_medoid_leaves_nothing_to_swap():
+    """Few distinct answer patterns and many medoids: PAM makes no swap, every point serves itself."""
+    dist = manhattan(np.array([0.0, 1.0, 3.0])[:, None])
+    for pam in (pam_fixed, pam_reference):
+        result = pam(dist, [2, 0, 1, 0], n_fixed=1, weights=[3, 1, 2])
+        assert result.swaps == 0 and result.cost == 0.0
+        assert result.labels.tolist() == [1, 2, 0]
 
 
 def test_weighted_patterns_make_the_swaps_of_the_items_they_stand_for():

@@ -144,3 +144,16 @@ def test_bad_settings_are_refused():
     m = make_method("tailoredbench", {"g_size": 10})
     with pytest.raises(ConfigError, match="must exceed the G-set"):
         m.fit(binary_answers(0), 10, np.random.default_rng(0))
+
+
+def test_fewer_distinct_patterns_than_medoids_still_pays_the_budget():
+    """Two native sources give at most four answer patterns for 11 medoids: no swap is possible,
+    the N-set keeps its random initial items, and every target still pays exactly n."""
+    answers = binary_answers(9, models=40, items=150)
+    src, tgt = answers[::2], answers[1::2]
+    m = make_method("tailoredbench", {"g_size": 4, "native": "top", "native_value": 2}).fit(
+        src, 11, np.random.default_rng(0)
+    )
+    oracle = Oracle(tgt, 11)
+    est = m.estimate(oracle, np.random.default_rng(1))
+    assert (oracle.spent == 11).all() and np.isfinite(est).all()

@@ -34,7 +34,8 @@ Ties. The best swap is the first minimum in the scan order of the candidates ``h
 default ascending; TailoredBench passes its random item order, as the released code scans a random
 permutation of the items), then medoid position ``k`` ascending; a swap counts only if it lowers
 the cost by more than ``tol`` times the current cost. Points join the first medoid, in medoid order
-(fixed ones first), among those at the smallest distance -- the code's ``argmin``.
+(fixed ones first), among those at the smallest distance -- the code's ``argmin``. When every point
+is a medoid (few distinct patterns, many medoids) there is nothing to swap in: no swap is made.
 """
 
 from __future__ import annotations
@@ -66,8 +67,6 @@ def _prepare(dist, medoids, n_fixed, weights, order):
         raise IndexError(f"a medoid index is outside [0, {n})")
     if not 0 <= n_fixed <= len(med):
         raise ValueError(f"n_fixed = {n_fixed} must be between 0 and the {len(med)} medoids")
-    if len(np.unique(med)) >= n:
-        raise ValueError(f"{len(np.unique(med))} medoids leave no point to swap in among {n}")
     w = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     if w.shape != (n,) or not (w > 0).all():
         raise ValueError(f"weights must be {n} positive numbers")
