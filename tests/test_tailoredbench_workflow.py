@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import filecmp
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,8 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 from simdata import irt_responses
-
-REPO = Path(__file__).resolve().parents[1]
+from test_workflow import snakemake  # the repository's Snakefile in a work folder, output on failure
 
 pytestmark = pytest.mark.e2e
 
@@ -84,22 +81,6 @@ def make_workdir(root: Path) -> Path:
     }
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     return root
-
-
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        *args,
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
-    assert proc.returncode == 0, f"snakemake failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return proc
 
 
 @pytest.fixture(scope="module")
