@@ -71,7 +71,7 @@ def embedding_distances(
         return np.maximum(dist, 0.0)
     from scipy.spatial.distance import cdist  # on first use: every workflow job imports the methods
 
-    z = zscore_columns(x) if points is None else zscore_columns(x)[points]
+    z = zscore_columns(x)[slice(None) if points is None else points]
     dist = cdist(z, z, _SCIPY_METRIC[metric])
     dist = np.nan_to_num(dist, nan=1.0)  # correlation/cosine of a constant row: "uncorrelated"
     step = _grid(n * max(float(dist.max()), 1.0))
