@@ -1,10 +1,12 @@
 """Item-level response matrices: read raw dumps, validate, write/read the Parquet tables.
 
-Tables written per dataset (schema in ``workflow/schemas/tables.schema.yaml``):
+Tables written per dataset:
 
 ``responses.parquet``
-    long/tidy: ``model_idx`` (int32), ``item_idx`` (int32), ``score`` (float32), sorted by
-    model then item; every (model, item) pair present exactly once.
+    long/tidy: ``model_idx`` (int32), ``item_idx`` (int32), ``score`` (float32, 0/1), sorted by
+    model then item; every (model, item) pair present exactly once. Option-probability dumps
+    (``npy_options``: score = the most probable option is the gold one) add ``p_correct``
+    (float32), the probability the model gave the gold option.
 ``models.parquet``
     ``model_idx``, ``model_id`` (unique str), ``name`` (as in the source, may repeat when the
     catalog allows it), ``accuracy`` (full-benchmark mean), ``excluded`` (bool) and
@@ -28,6 +30,7 @@ import pandas as pd
 
 from benchcast.data.catalog import PUBLIC_URL_TEMPLATE, DatasetSpec
 from benchcast.data.io import write_parquet_atomic
+from benchcast.data.option_probs import read_option_dumps
 from benchcast.data.safe_pickle import safe_load
 from benchcast.errors import DataError
 
@@ -91,14 +94,21 @@ def _as_score_array(arr: object, path: Path) -> np.ndarray:
     return arr.astype(np.float64)
 
 
-def read_raw_item_matrix(
-    spec: DatasetSpec, raw_dir: str | Path
-) -> tuple[np.ndarray, list[str] | None, list[str], list[str]]:
-    """Read the raw files of an item-level dataset.
+@dataclass
+class RawItemMatrix:
+    """What an item-level dump holds: 0/1 ``scores`` (models x items), model ``names`` (None when
+    the source has none), the ``paths`` read, per row the catalog file it came from
+    (``file_roles``) and, for option-probability dumps, the gold option's probability."""
 
-    Returns ``(scores, names, paths_read, file_roles)``; ``names`` is None when the source has
-    none; ``file_roles`` names, per row, the catalog file the row came from.
-    """
+    scores: np.ndarray
+    names: list[str] | None
+    paths: list[str]
+    file_roles: list[str]
+    p_correct: np.ndarray | None = None
+
+
+def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> RawItemMatrix:
+    """Read the raw files of an item-level dataset (formats ``jbl``, ``npy_pair``, ``npy_options``)."""
     raw_dir = Path(raw_dir)
     paths: list[str] = []
 
@@ -129,7 +139,7 @@ def read_raw_item_matrix(
                     f"score matrix has {scores.shape[0]} rows but model list {mp.name} has {len(names)} names",
                     "use the model list that belongs to this dump (same commit), or fix the catalog entry",
                 )
-        return scores, names, paths, ["scores"] * scores.shape[0]
+        return RawItemMatrix(scores, names, paths, ["scores"] * scores.shape[0])
     if spec.format == "npy_pair":
         parts = []
         for role in ("source", "target"):
@@ -146,12 +156,17 @@ def read_raw_item_matrix(
                 "use the source/target files of the same benchmark",
             )
         roles = ["source"] * parts[0].shape[0] + ["target"] * parts[1].shape[0]
-        return np.vstack(parts), None, paths, roles
+        return RawItemMatrix(np.vstack(parts), None, paths, roles)
+    if spec.format == "npy_options":
+        files = [need(role) for role in ("source", "target", "labels")]
+        max_items = spec.extra.get("max_items")
+        scored, roles = read_option_dumps(*files, max_items=None if max_items is None else int(max_items))
+        return RawItemMatrix(scored.correct, None, paths, roles, p_correct=scored.p_correct)
     raise DataError(
         spec.files[next(iter(spec.files))].path,
         "format",
         f"format '{spec.format}' is not an item-level format",
-        "use jbl or npy_pair",
+        "use jbl, npy_pair or npy_options",
     )
 
 
@@ -228,7 +243,8 @@ def item_labels(spec: DatasetSpec, n_items: int) -> tuple[list[str], list[str], 
 
 def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) -> dict[str, pd.DataFrame]:
     """Raw dump -> validated ``responses``, ``models``, ``items`` DataFrames."""
-    scores, names, paths, file_roles = read_raw_item_matrix(spec, raw_dir)
+    raw = read_raw_item_matrix(spec, raw_dir)
+    scores, names, paths = raw.scores, raw.names, raw.paths
     validate_binary(scores, paths[0])
     n_models, n_items = scores.shape
     for what, got, want in (("models", n_models, spec.n_models), ("items", n_items, spec.n_items)):
@@ -245,7 +261,7 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) 
             "accuracy": acc,
             "excluded": excluded,
             "exclusion_reason": np.where(excluded, f"accuracy <= {spec.min_accuracy:g}", ""),
-            "file_role": file_roles,
+            "file_role": raw.file_roles,
         }
     )
     models = _attach_metadata(models, spec, raw_dir, log)
@@ -267,6 +283,8 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) 
             "score": scores.astype(np.float32).ravel(),
         }
     )
+    if raw.p_correct is not None:
+        responses["p_correct"] = raw.p_correct.astype(np.float32).ravel()
     log(
         f"{spec.name}: {n_models} models x {n_items} items, {int(excluded.sum())} excluded "
         f"(accuracy <= {spec.min_accuracy:g}); read {', '.join(paths)}"

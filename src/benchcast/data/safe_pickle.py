@@ -7,11 +7,14 @@ This module reads the two shapes those files actually have:
 * a numpy array written by ``joblib.dump``: a pickled ``joblib.numpy_pickle.NumpyArrayWrapper``
   whose raw array bytes follow the wrapper directly in the file stream (joblib >= 0.12
   format, with an alignment padding byte), and
-* a plain pickled ``list`` of ``str`` (the model-name lists).
+* a plain pickled ``list`` of ``str`` (the model-name lists), and
+* the pickle inside an object-dtype ``.npy`` file (:func:`safe_load_npy`): an array whose cells
+  are numeric arrays or numbers (TailoredBench's per-option probabilities).
 
 Only these globals may be referenced: ``joblib.numpy_pickle.NumpyArrayWrapper`` (replaced
 by an inert stand-in), ``numpy.ndarray`` and ``numpy.dtype`` (used only as data in the
-wrapper's state), and numpy's plain ``_reconstruct`` for arrays pickled by numpy itself.
+wrapper's state), numpy's plain ``_reconstruct`` for arrays pickled by numpy itself and its
+``scalar`` for numeric scalars.
 Anything else -- ``os.system``, ``builtins.eval``, a custom class -- raises
 :class:`~benchcast.errors.UnsafePickleError` before it is called.
 """
@@ -43,12 +46,20 @@ def _numpy_reconstruct(subtype, shape, dtype):
     return np.ndarray.__new__(np.ndarray, shape, dtype)
 
 
+def _numpy_scalar(dtype, data=None):
+    if not isinstance(dtype, np.dtype) or dtype.kind not in "biuf" or not isinstance(data, bytes):
+        raise pickle.UnpicklingError("only numeric numpy scalars may be reconstructed")
+    return np.frombuffer(data, dtype=dtype, count=1)[0]
+
+
 _ALLOWED_GLOBALS: dict[tuple[str, str], Any] = {
     ("joblib.numpy_pickle", "NumpyArrayWrapper"): _ArrayWrapperStub,
     ("numpy", "ndarray"): np.ndarray,
     ("numpy", "dtype"): np.dtype,
     ("numpy.core.multiarray", "_reconstruct"): _numpy_reconstruct,
     ("numpy._core.multiarray", "_reconstruct"): _numpy_reconstruct,
+    ("numpy.core.multiarray", "scalar"): _numpy_scalar,
+    ("numpy._core.multiarray", "scalar"): _numpy_scalar,
 }
 
 
@@ -148,3 +159,47 @@ def _check_result(obj: Any, path: Path) -> Any:
     raise UnsafePickleError(
         path, "top-level object", f"got {type(obj).__name__}; expected a numpy array or a list of str", _FIX
     )
+
+
+def _numeric_cell(cell: Any) -> bool:
+    if isinstance(cell, np.ndarray):
+        return cell.dtype.kind in "biuf"
+    if isinstance(cell, (list, tuple)):
+        return all(isinstance(x, (int, float, np.integer, np.floating)) for x in cell)
+    return isinstance(cell, (int, float, np.integer, np.floating))
+
+
+def safe_load_npy(path: str | Path) -> np.ndarray:
+    """Load a ``.npy`` file without ``allow_pickle``'s risk.
+
+    A numeric array is read by numpy itself (no pickle involved). An object-dtype array --
+    stored as a pickle after the ``.npy`` header -- goes through the allow-list unpickler and
+    must be an array of the header's shape whose every cell is a numeric array, a list of
+    numbers or a number; anything else raises :class:`~benchcast.errors.UnsafePickleError`.
+    """
+    path = Path(path)
+    with open(path, "rb") as fh:
+        try:
+            version = np.lib.format.read_magic(fh)
+            read_header = (
+                np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            )
+            shape, _, dtype = read_header(fh)
+        except ValueError as exc:
+            raise UnsafePickleError(path, "header", f"not a .npy file ({exc})", _FIX) from exc
+        if not dtype.hasobject:
+            fh.seek(0)
+            return np.load(fh, allow_pickle=False)
+        try:
+            obj = _AllowListUnpickler(fh, str(path)).load()
+        except UnsafePickleError:
+            raise
+        except Exception as exc:  # truncated/corrupt stream: pickle raises many types
+            raise UnsafePickleError(path, "pickle stream", f"corrupt pickle ({exc})", _FIX) from exc
+    if not isinstance(obj, np.ndarray) or obj.dtype != object or obj.shape != tuple(shape):
+        got = f"{type(obj).__name__} {getattr(obj, 'shape', '')}".strip()
+        raise UnsafePickleError(path, "object array", f"header says an object array of shape {shape}, got {got}", _FIX)
+    for index, cell in np.ndenumerate(obj):
+        if not _numeric_cell(cell):
+            raise UnsafePickleError(path, f"cell {list(index)}", f"holds a {type(cell).__name__}, not numbers", _FIX)
+    return obj
