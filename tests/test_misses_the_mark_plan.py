@@ -6,12 +6,15 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 import yaml
 from snakemake.utils import update_config, validate
 
 from benchcast.data.catalog import load_catalog
 from benchcast.errors import ConfigError
+from benchcast.studies.misses_the_mark.analysis import cell_metrics, kendall_tau_markdown
 from benchcast.studies.misses_the_mark.plan import Plan, check_budgets
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,7 +44,8 @@ def test_full_grid_cells_and_outputs(catalog):
         plan.config["datasets"], key=lambda d: (catalog[d].n_items, catalog[d].n_models, d)
     )
     outs = plan.final_outputs()
-    assert len(outs) == 6 + 2 * 2 * 3 and len(set(outs)) == len(outs)
+    assert len(outs) == 7 + 2 * 2 * 3 and len(set(outs)) == len(outs)
+    assert "results/tables/misses_the_mark/kendall_tau.csv" in outs
 
 
 def test_reduced_overlay_changes_only_random_search_learn(catalog):
@@ -136,3 +140,30 @@ def test_slurm_group_priority_is_its_highest_members(catalog):
     assert plan.group_priority("mtm_pca") == 5
     assert plan.group_priority("mtm_light") == 0
     assert plan.group_priority("no_such_group") == 0
+
+
+def test_cell_metrics_add_kendall_tau_per_trial(tmp_path):
+    truth = [0.1, 0.2, 0.3, 0.4]
+    runs = []
+    for method, trial_estimates in (
+        ("random_sampling", ([0.1, 0.2, 0.4, 0.3], [0.5, 0.5, 0.5, 0.5])),
+        ("lasso", ([0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1])),
+    ):
+        est = pd.DataFrame(
+            {
+                "trial": np.repeat([0, 1], 4),
+                "model_id": ["a", "b", "c", "d"] * 2,
+                "estimate": np.concatenate(trial_estimates),
+                "truth": truth * 2,
+            }
+        )
+        path = tmp_path / f"{method}.parquet"
+        est.to_parquet(path)
+        runs.append({"dataset": "gsm", "split": "interpolation", "n": 10, "method": method, "path": path})
+    cells = cell_metrics(runs).set_index("method")
+    # trial taus: 4/6 and 0 (constant estimates count as 0); 1 and -1
+    assert cells.loc["random_sampling", "tau"] == pytest.approx(2 / 6)
+    assert cells.loc["random_sampling", "tau_se"] == pytest.approx(np.std([4 / 6, 0], ddof=1) / np.sqrt(2))
+    assert cells.loc["lasso", "tau"] == pytest.approx(0.0) and cells.loc["lasso", "tau_se"] == pytest.approx(1.0)
+    md = kendall_tau_markdown(cells.reset_index(), ["interpolation"], [10], {"gsm": "HELM-GSM8K"})
+    assert "## Kendall's tau, interpolation split, n = 10" in md and "| HELM-GSM8K | 0.333 | 0.000 |" in md

@@ -1,10 +1,12 @@
 """Metrics shared by the studies: estimation gap, its standard error, reduction over a
-baseline, model similarity (eq. 4 of "misses the mark") and normalized gap (eq. 6)."""
+baseline, Kendall's tau over target models (TailoredBench Section 4.1), model similarity
+(eq. 4 of "misses the mark") and normalized gap (eq. 6)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 
 def estimation_gap(estimates: pd.DataFrame) -> tuple[float, float, int]:
@@ -19,6 +21,28 @@ def estimation_gap(estimates: pd.DataFrame) -> tuple[float, float, int]:
     n = len(gap)
     se = float(gap.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
     return float(gap.mean()), se, n
+
+
+def kendall_tau(estimate: np.ndarray, truth: np.ndarray) -> float:
+    """Kendall's tau-b between estimated and true scores (``scipy.stats.kendalltau``).
+
+    NaN -- constant estimates or truths, or fewer than two models -- counts as 0, as in
+    TailoredBench's released code (``experiments/score_cc_set.py``).
+    """
+    if len(truth) < 2:
+        return 0.0
+    tau = stats.kendalltau(estimate, truth).statistic
+    return 0.0 if np.isnan(tau) else float(tau)
+
+
+def rank_agreement(estimates: pd.DataFrame) -> tuple[float, float]:
+    """Mean over trials of Kendall's tau between the estimates and truths of each trial's target
+    models, and its standard error over trials (``trial, estimate, truth`` rows)."""
+    taus = np.array(
+        [kendall_tau(g["estimate"].to_numpy(), g["truth"].to_numpy()) for _, g in estimates.groupby("trial")]
+    )
+    se = float(taus.std(ddof=1) / np.sqrt(len(taus))) if len(taus) > 1 else float("nan")
+    return float(taus.mean()), se
 
 
 def reduction(gap: float, baseline_gap: float) -> float:

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pandas as pd
 
 from benchcast.plots import annotated_heatmap
@@ -30,6 +32,13 @@ for split in p.splits:
             title=f"Estimation gap (%), {split}, n = {n}",
         )
         k += 1
+
+tau = cells[["split", "n", "dataset", "method", "tau", "tau_se", "trials"]]
+tau.to_csv(snakemake.output.kendall_tau, index=False, float_format="%.4f")
+Path(snakemake.output.kendall_tau_md).write_text(
+    "# Kendall's tau between estimated and true accuracies of the target models (mean over trials)\n\n"
+    + mtm.kendall_tau_markdown(cells, p.splits, p.budgets, p.titles)
+)
 
 t1 = mtm.table1(cells, paper)
 write_table(t1, snakemake.output.table1, snakemake.output.table1_md, title="Table 1: EG and EGR averaged over datasets")

@@ -13,7 +13,8 @@ import pandas as pd
 
 from benchcast.data.item_level import ResponseMatrix
 from benchcast.harness import splits_by_trial
-from benchcast.metrics import estimation_gap, model_similarity, normalized_gap, reduction
+from benchcast.metrics import estimation_gap, model_similarity, normalized_gap, rank_agreement, reduction
+from benchcast.tables import to_markdown
 
 # The paper's column order (Figures 2, 3, 6-11) and row order.
 METHOD_ORDER = [
@@ -72,7 +73,9 @@ def _order(values, order):
 
 
 def cell_metrics(runs: list[dict]) -> pd.DataFrame:
-    """One row per (dataset, split, n, method): gap, se, reduction over Random-Sampling (in %).
+    """One row per (dataset, split, n, method): gap, se, reduction over Random-Sampling (in %),
+    and Kendall's tau between estimated and true accuracies of each trial's target models
+    (mean over trials, ``tau_se`` over trials; TailoredBench's ranking metric, not in the paper).
 
     ``runs`` items: ``{"dataset", "split", "n", "method", "path"}``.
     """
@@ -80,6 +83,7 @@ def cell_metrics(runs: list[dict]) -> pd.DataFrame:
     for r in runs:
         est = pd.read_parquet(r["path"])
         gap, se, count = estimation_gap(est)
+        tau, tau_se = rank_agreement(est)
         rows.append(
             {
                 "dataset": r["dataset"],
@@ -90,6 +94,8 @@ def cell_metrics(runs: list[dict]) -> pd.DataFrame:
                 "se": se,
                 "pairs": count,
                 "trials": int(est["trial"].nunique()),
+                "tau": tau,
+                "tau_se": tau_se,
             }
         )
     cells = pd.DataFrame(rows)
@@ -119,6 +125,18 @@ def heatmap_table(cells: pd.DataFrame, split: str, n: int, value: str = "gap") -
     tab = tab.loc[_order(tab.index, DATASET_ORDER), _order(tab.columns, METHOD_ORDER)]
     tab.loc["average"] = tab.mean(axis=0)
     return tab
+
+
+def kendall_tau_markdown(cells: pd.DataFrame, splits, budgets, titles: dict[str, str]) -> str:
+    """Kendall's tau (mean over trials) as dataset x method tables, one per split and budget."""
+    parts = []
+    for split in splits:
+        for n in budgets:
+            tab = heatmap_table(cells, split, n, "tau")
+            tab.index = [titles.get(i, "Average" if i == "average" else i) for i in tab.index]
+            tab.columns = [METHOD_LABELS.get(c, c) for c in tab.columns]
+            parts.append(f"## Kendall's tau, {split} split, n = {n}\n\n" + to_markdown(tab, digits=3, index=True))
+    return "\n".join(parts)
 
 
 def formatted_heatmap(cells: pd.DataFrame, split: str, n: int, titles: dict[str, str]) -> pd.DataFrame:

@@ -256,6 +256,7 @@ class Plan:
             f"{TABLES}/paper_vs_ours.md",
             f"{TABLES}/table1.csv",
             f"{TABLES}/table2.csv",
+            f"{TABLES}/kendall_tau.csv",
             f"{TABLES}/figure4.csv",
             f"{FIGURES}/figure5.png",
             *interleave(self.heatmaps(FIGURES, "png"), self.heatmaps(TABLES, "md")),
@@ -273,6 +274,10 @@ class Plan:
             ["Section 4.4, Figure 5: normalised gap by similarity bin", [f"{FIGURES}/figure5.png"]],
             ["Section 4.5, Table 1: gap and reduction over datasets per budget", [f"{TABLES}/table1.md"]],
             ["Appendix C, Table 2: training and inference time", [f"{TABLES}/table2.md"]],
+            [
+                "Beyond the paper: Kendall's tau of the estimates per dataset, split and budget",
+                [f"{TABLES}/kendall_tau.md", f"{TABLES}/kendall_tau.csv"],
+            ],
             [
                 "Paper vs ours, per method and budget",
                 [f"{TABLES}/paper_vs_ours.md", f"{TABLES}/acceptance_summary.csv"],

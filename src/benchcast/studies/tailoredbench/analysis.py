@@ -3,8 +3,8 @@ means over the runs, the one-sided Z-test, the pairwise ranking accuracy, and th
 the paper's numbers.
 
 Per run (one trial of a job): Kendall's tau-b between the estimates and the true accuracies of the
-target models (``scipy.stats.kendalltau``; NaN, e.g. constant estimates, counts as 0, as the
-released code's ``utils/metrics``) and the mean absolute error of accuracy on a 0-1 scale. The
+target models (:func:`benchcast.metrics.kendall_tau`; NaN, e.g. constant estimates, counts as 0,
+as in the released code) and the mean absolute error of accuracy on a 0-1 scale. The
 pairwise ranking accuracy is the share of target pairs with different true accuracies that the
 estimates order the same way (a tie in the estimates counts one half).
 """
@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchcast.metrics import kendall_tau
 from benchcast.tables import within_tolerance
 
 METRICS = ("tau", "mae")
@@ -34,14 +35,8 @@ def run_metrics(estimates: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for trial, g in estimates.groupby("trial", sort=True):
         est, truth = g["estimate"].to_numpy(), g["truth"].to_numpy()
-        tau = stats.kendalltau(est, truth).statistic
         rows.append(
-            (
-                int(trial),
-                0.0 if np.isnan(tau) else float(tau),
-                float(np.abs(est - truth).mean()),
-                pairwise_accuracy(est, truth),
-            )
+            (int(trial), kendall_tau(est, truth), float(np.abs(est - truth).mean()), pairwise_accuracy(est, truth))
         )
     return pd.DataFrame(rows, columns=["trial", "tau", "mae", "pairwise"])
 
