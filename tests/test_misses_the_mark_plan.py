@@ -38,8 +38,13 @@ def catalog():
 
 def test_full_grid_cells_and_outputs(catalog):
     plan = Plan(study_config("misses_the_mark.yaml"), catalog)
-    assert len(plan.methods) == 12 and "pca_k2" in plan.methods and plan.method_name["pca_k2"] == "pca"
-    assert len(plan.cells()) == 12 * 2 * 3 * 12
+    assert (
+        len(plan.methods) == 13
+        and "pca_k2" in plan.methods
+        and "tailoredbench" in plan.methods
+        and plan.method_name["pca_k2"] == "pca"
+    )
+    assert len(plan.cells()) == 13 * 2 * 3 * 12
     assert plan.figure5_dataset == max(
         plan.config["datasets"], key=lambda d: (catalog[d].n_items, catalog[d].n_models, d)
     )

@@ -57,9 +57,9 @@ def test_two_dataset_grid_submits_at_least_five_times_fewer_jobs(tmp_path):
     overlay.write_text(yaml.safe_dump({"misses_the_mark": {"datasets": ["musr", "gsm"]}}))
     log = count_submissions.dry_run(["config/misses_the_mark.yaml", str(overlay)], [])
     counts = count_submissions.count(log)
-    # 2 datasets x 2 splits x (3 budgets x 12 methods + the IRT and Lasso prefits + the split) + ingest + tables,
+    # 2 datasets x 2 splits x (3 budgets x 13 methods + the IRT and Lasso prefits + the split) + ingest + tables,
     # + the results index and the performance table
-    assert counts["jobs"] == 164
+    assert counts["jobs"] == 176
     assert counts["submissions"] * 5 <= counts["jobs"], counts
     # every run job that reads a prefit shares its submission
     assert "Group job mtm_fit_irt" in log and "Group job mtm_light" in log

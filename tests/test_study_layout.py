@@ -109,10 +109,10 @@ def test_all_papers_is_every_study_config_in_one_run():
 
     both = plan("config/all_papers.yaml")
     mtm = plan("config/misses_the_mark.yaml")
-    assert both["mtm_run"] == mtm["mtm_run"] == 864  # 12 datasets x 2 splits x 3 budgets x 12 methods
+    assert both["mtm_run"] == mtm["mtm_run"] == 936  # 12 datasets x 2 splits x 3 budgets x 13 methods
     assert both["mtm_prefit"] == mtm["mtm_prefit"] and both["mtm_splits"] == mtm["mtm_splits"]
     assert both["bp_grid"] == 84  # the full 7 x 12 grid of config/benchpress.yaml, not the quick 2 x 4
-    # TailoredBench: 4 methods x 5 inference counts + 8 ablation variants + 18 figure points, at 30
-    assert both["tb_run"] == plan("config/tailoredbench.yaml")["tb_run"] == 20 + 8 + 18
-    assert both["tb_prefit"] == 1  # GP-IRT's IRT, one fit for every run and inference count
+    # TailoredBench: 12 methods x 5 inference counts + 8 ablation variants + 18 figure points, at 30
+    assert both["tb_run"] == plan("config/tailoredbench.yaml")["tb_run"] == 60 + 8 + 18
+    assert both["tb_prefit"] == 2  # GP-IRT's and P-IRT's IRT, each one fit for every run and inference count
     assert both["index"] == 1 and both["performance"] == 1 and both["all"] == 1

@@ -14,6 +14,7 @@ from benchcast.pam import pam_reference
 from benchcast.tailored import (
     calibrated_estimate,
     cluster_items,
+    cluster_items_clara,
     consistency,
     distinct_patterns,
     embedding_distances,
@@ -40,6 +41,7 @@ def test_distances_are_scipy_on_z_scored_columns(metric):
     assert np.allclose(ours, np.nan_to_num(cdist(z, z, scipy_metric), nan=1.0), atol=1e-9)
     some = np.array([5, 1, 40])
     assert np.array_equal(embedding_distances(x, metric, points=some), ours[np.ix_(some, some)])
+    assert np.array_equal(embedding_distances(x, metric, to=some), ours[:, some])
 
 
 def test_binary_manhattan_distances_tie_exactly():
@@ -157,3 +159,47 @@ def test_fewer_distinct_patterns_than_medoids_still_pays_the_budget():
     oracle = Oracle(tgt, 11)
     est = m.estimate(oracle, np.random.default_rng(1))
     assert (oracle.spent == 11).all() and np.isfinite(est).all()
+
+
+def test_clara_keeps_the_cheapest_sample_and_labels_every_item():
+    """Three far-apart groups of items: CLARA on small samples still puts one medoid in each, keeps
+    the G-set first, and every item joins its nearest medoid over all items."""
+    rng = np.random.default_rng(0)
+    centers = rng.integers(0, 2, size=(3, 40)).astype(float)
+    centers[1], centers[2] = 1 - centers[0], np.r_[centers[0, :20], 1 - centers[0, 20:]]
+    groups = np.repeat(np.arange(3), 100)
+    x = centers[groups]
+    flips = rng.random(x.shape) < 0.03
+    x[flips] = 1 - x[flips]
+    fixed = np.array([5])  # an item of group 0
+    c = cluster_items_clara(x, fixed, 2, np.random.default_rng(1), 1000, sample=40, iterations=5)
+    assert c.medoids[0] == 5 and len(set(c.medoids.tolist())) == 3
+    assert sorted(groups[c.medoids].tolist()) == [0, 1, 2]
+    d = embedding_distances(x, to=c.medoids)
+    assert np.array_equal(c.labels, d.argmin(axis=1))
+    assert np.array_equal(groups[c.medoids][c.labels], groups)
+    # the kept result is the cheapest of the samples drawn: more samples never cost more
+    kept = [
+        cluster_items_clara(x, fixed, 2, np.random.default_rng(1), 1000, sample=40, iterations=k) for k in (1, 2, 5)
+    ]
+    costs = [embedding_distances(x, to=k.medoids).min(axis=1).sum() for k in kept]
+    assert costs[0] >= costs[1] >= costs[2]
+
+
+def test_method_with_clara_pays_its_budget_and_repeats_itself():
+    answers = binary_answers(10, models=40, items=300, distinct=200)
+    src, tgt = answers[::2], answers[1::2]
+    params = {"g_size": 4, "clara": {"min_items": 100, "sample": 60, "iterations": 3}}
+    m = make_method("tailoredbench", params).fit(src, 15, np.random.default_rng(0))
+    oracle = Oracle(tgt, 15)
+    est = m.estimate(oracle, np.random.default_rng(2))
+    assert (oracle.spent == 15).all() and np.isfinite(est).all()
+    assert all(len(set(c.tolist())) == 15 and np.array_equal(c[:4], m.g_set_) for c in m.core_sets_)
+    again = make_method("tailoredbench", params).fit(src, 15, np.random.default_rng(0))
+    assert np.array_equal(again.estimate(Oracle(tgt, 15), np.random.default_rng(2)), est)
+    plain = make_method("tailoredbench", {"g_size": 4}).fit(src, 15, np.random.default_rng(0))
+    assert not np.array_equal(plain.estimate(Oracle(tgt, 15), np.random.default_rng(2)), est)  # CLARA ran
+    with pytest.raises(ConfigError, match="CLARA sample"):
+        make_method("tailoredbench", {"clara": {"min_items": 10, "sample": 15}}).fit(src, 15, np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="clara takes"):
+        make_method("tailoredbench", {"clara": {"min_items": 10, "size": 15}})

@@ -51,28 +51,34 @@ def _grid(total: float) -> float:
 
 
 def embedding_distances(
-    x: np.ndarray, metric: str = "manhattan", points: np.ndarray | None = None, total_weight: float | None = None
+    x: np.ndarray,
+    metric: str = "manhattan",
+    points: np.ndarray | None = None,
+    total_weight: float | None = None,
+    to: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Distances between rows ``points`` (default all) of ``x`` (rows x features) after z-scoring
-    the columns of ``x`` over all its rows, on an exact grid (module docstring). ``total_weight``
-    bounds how many distances a caller will add up (default: the number of rows of ``x``)."""
+    """Distances between rows ``points`` (default all) of ``x`` (rows x features) and rows ``to``
+    (default: ``points``) after z-scoring the columns of ``x`` over all its rows, on an exact grid
+    (module docstring). ``total_weight`` bounds how many distances a caller will add up (default:
+    the number of rows of ``x``)."""
     if metric not in METRICS:
         raise ValueError(f"unknown distance '{metric}'; use one of {', '.join(METRICS)}")
     x = np.asarray(x, dtype=np.float64)
     rows = x if points is None else x[points]
+    cols = rows if to is None else x[to]
     n = len(x) if total_weight is None else total_weight
     if metric == "manhattan" and np.isin(x, (0.0, 1.0)).all():
         sd = x.std(axis=0)
         w = np.where(sd > 0, 1.0 / np.where(sd > 0, sd, 1.0), 0.0)  # constant columns never differ
         step = _grid(n * w.sum())
         w = np.round(w / step) * step
-        a = rows @ w
-        dist = a[:, None] + a[None, :] - 2.0 * ((rows * w) @ rows.T)  # exact: every term is on the grid
+        dist = (rows @ w)[:, None] + (cols @ w)[None, :] - 2.0 * ((rows * w) @ cols.T)  # exact: terms on the grid
         return np.maximum(dist, 0.0)
     from scipy.spatial.distance import cdist  # on first use: every workflow job imports the methods
 
-    z = zscore_columns(x)[slice(None) if points is None else points]
-    dist = cdist(z, z, _SCIPY_METRIC[metric])
+    z = zscore_columns(x)
+    z_rows = z if points is None else z[points]
+    dist = cdist(z_rows, z_rows if to is None else z[to], _SCIPY_METRIC[metric])
     dist = np.nan_to_num(dist, nan=1.0)  # correlation/cosine of a constant row: "uncorrelated"
     step = _grid(n * max(float(dist.max()), 1.0))
     return np.round(dist / step) * step
@@ -87,17 +93,20 @@ class Patterns:
     dist: np.ndarray  # (P, P) exact-grid distances between patterns (columns z-scored over all items)
 
 
-def distinct_patterns(x: np.ndarray, metric: str = "manhattan") -> Patterns:
-    """Group identical rows of ``x`` (which patterns are numbered how never matters: PAM scans
-    them in the caller's item order)."""
+def distinct_patterns(x: np.ndarray, metric: str = "manhattan", rows: np.ndarray | None = None) -> Patterns:
+    """Group identical rows of ``x`` -- or of its rows ``rows``, still z-scored over all of ``x``
+    (a CLARA sample) -- (which patterns are numbered how never matters: PAM scans them in the
+    caller's item order)."""
     x = np.asarray(x, dtype=np.float64)
-    if np.isin(x, (0.0, 1.0)).all():  # 0/1 rows as bytes: 10x faster than np.unique(axis=0)
-        packed = np.packbits(x.astype(bool), axis=1)
+    sub = x if rows is None else x[rows]
+    if np.isin(sub, (0.0, 1.0)).all():  # 0/1 rows as bytes: 10x faster than np.unique(axis=0)
+        packed = np.packbits(sub.astype(bool), axis=1)
         keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
         _, first, of_item, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
     else:
-        _, first, of_item, counts = np.unique(x, axis=0, return_index=True, return_inverse=True, return_counts=True)
-    return Patterns(of_item.ravel(), counts, embedding_distances(x, metric, points=first))
+        _, first, of_item, counts = np.unique(sub, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    points = first if rows is None else np.asarray(rows)[first]
+    return Patterns(of_item.ravel(), counts, embedding_distances(x, metric, points=points))
 
 
 @dataclass(frozen=True)
@@ -137,6 +146,54 @@ def cluster_items(
     )
     items[result.moved] = scan[first[result.medoids[result.moved]]]
     return Clustering(items, result.labels[patterns.of_item], result.swaps)
+
+
+@dataclass(frozen=True)
+class Clara:
+    """CLARA for the N-set when a benchmark has more than ``min_items`` items: PAM on ``iterations``
+    random samples of ``sample`` items (the released code's ARC-Challenge/Hellaswag setting: 750
+    items, 10 samples)."""
+
+    min_items: int
+    sample: int = 750
+    iterations: int = 10
+
+
+def cluster_items_clara(
+    x: np.ndarray,
+    fixed: np.ndarray,
+    n_extra: int,
+    rng: np.random.Generator,
+    max_swaps: int,
+    metric: str = "manhattan",
+    sample: int = 750,
+    iterations: int = 10,
+) -> Clustering:
+    """CLARA (Kaufman and Rousseeuw, 1990): :func:`cluster_items` on random samples of ``sample``
+    items of ``x`` (items x features) that always hold the ``fixed`` medoids, each result scored by
+    its cost over all items; the cheapest wins (the first on a tie), and every item joins its
+    nearest medoid (the first of equals, G-set first).
+
+    The released code's CLARA (its forked ``sklearn_extra``) compares each sample's PAM cost with
+    the best *full-data* cost, so in effect it keeps its last sample; benchcast keeps the cheapest,
+    as CLARA is defined. Columns are z-scored over all items, as the released code scales the
+    whole embedding before sampling. Draws per sample: the sample's other items, then
+    :func:`cluster_items`'s draws.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    fixed = np.asarray(fixed, dtype=np.int64)
+    others = np.setdiff1d(np.arange(len(x)), fixed)
+    best, best_cost, swaps = None, np.inf, 0
+    for _ in range(iterations):
+        items = np.concatenate([fixed, rng.choice(others, size=min(sample, len(x)) - len(fixed), replace=False)])
+        local = cluster_items(distinct_patterns(x, metric, rows=items), np.arange(len(fixed)), n_extra, rng, max_swaps)
+        medoids = items[local.medoids]
+        to_medoids = embedding_distances(x, metric, to=medoids)
+        cost = float(to_medoids.min(axis=1).sum())
+        swaps += local.swaps
+        if cost < best_cost:
+            best, best_cost = (medoids, to_medoids.argmin(axis=1)), cost
+    return Clustering(best[0], best[1], swaps)
 
 
 def g_set(

@@ -16,6 +16,8 @@ they are grouped. Targets with the same native sources share one distance matrix
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 
 from benchcast.errors import ConfigError
@@ -23,8 +25,10 @@ from benchcast.methods.base import Method, check_budget, register
 from benchcast.tailored import (
     METRICS,
     NATIVE_MODES,
+    Clara,
     calibrated_estimate,
     cluster_items,
+    cluster_items_clara,
     consistency,
     distinct_patterns,
     g_set,
@@ -40,7 +44,10 @@ class TailoredBench(Method):
     ``cosine`` for Table 7), ``calibrate`` (True; False for Table 8), ``native`` (``adaptive``;
     ``dynamic`` for Table 9, ``top``/``fraction``/``band`` with ``native_value`` for Figures 4, 3a,
     3b -- see :func:`benchcast.tailored.native_sources`), ``g_max_swaps`` (5000) and
-    ``n_max_swaps`` (9000), the released code's PAM iteration caps.
+    ``n_max_swaps`` (9000), the released code's PAM iteration caps, and ``clara`` (None, or
+    ``{min_items, sample, iterations}``: on benchmarks with more than ``min_items`` items the N-set
+    comes from CLARA, :func:`benchcast.tailored.cluster_items_clara`; the released code's
+    ARC-Challenge/Hellaswag setting is ``sample: 750, iterations: 10``).
     """
 
     deterministic_fit = False  # the G-set's PAM starts from random medoids
@@ -57,6 +64,7 @@ class TailoredBench(Method):
         native_value=None,
         g_max_swaps: int = 5000,
         n_max_swaps: int = 9000,
+        clara: dict | None = None,
     ):
         if metric not in METRICS:
             raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
@@ -70,6 +78,10 @@ class TailoredBench(Method):
         self.native = native
         self.native_value = tuple(native_value) if isinstance(native_value, list) else native_value
         self.g_max_swaps, self.n_max_swaps = int(g_max_swaps), int(n_max_swaps)
+        try:
+            self.clara = None if clara is None else Clara(**clara)
+        except TypeError as exc:
+            raise ValueError(f"clara takes min_items, sample and iterations: {exc}") from None
 
     def params(self):
         return {
@@ -80,6 +92,7 @@ class TailoredBench(Method):
             "native_value": self.native_value,
             "g_max_swaps": self.g_max_swaps,
             "n_max_swaps": self.n_max_swaps,
+            "clara": None if self.clara is None else asdict(self.clara),
         }
 
     def fit(self, source, budget, rng):
@@ -88,6 +101,11 @@ class TailoredBench(Method):
             raise ConfigError(
                 f"tailoredbench: inference count n={budget} must exceed the G-set's {self.g_size} items "
                 "(n counts the whole N-set, G-set included); fix: raise n or lower g_size"
+            )
+        if self.clara is not None and self.clara.sample <= budget:
+            raise ConfigError(
+                f"tailoredbench: a CLARA sample of {self.clara.sample} items cannot hold an N-set of {budget}; "
+                "fix: raise clara.sample above the largest budget"
             )
         self.source_ = np.asarray(source, dtype=np.float64)
         self.budget_ = int(budget)
@@ -101,14 +119,30 @@ class TailoredBench(Method):
         shared: dict[bytes, tuple] = {}  # native sources -> (patterns, their mean per item)
         out = np.empty(oracle.n_targets)
         self.core_sets_ = []
+        n_extra = self.budget_ - self.g_size
+        use_clara = self.clara is not None and self.source_.shape[1] > self.clara.min_items
         for t, t_rng in enumerate(target_rngs):
             natives = native_sources(cons, t, self.native, self.native_value, t_rng)
-            key = natives.tobytes()
-            if key not in shared or not self.share_distances:
+            if use_clara:
                 answers = self.source_[natives]
-                shared[key] = (distinct_patterns(answers.T, self.metric), answers.mean(axis=0))
-            patterns, native_mean = shared[key]
-            clusters = cluster_items(patterns, self.g_set_, self.budget_ - self.g_size, t_rng, self.n_max_swaps)
+                native_mean = answers.mean(axis=0)
+                clusters = cluster_items_clara(
+                    answers.T,
+                    self.g_set_,
+                    n_extra,
+                    t_rng,
+                    self.n_max_swaps,
+                    self.metric,
+                    self.clara.sample,
+                    self.clara.iterations,
+                )
+            else:
+                key = natives.tobytes()
+                if key not in shared or not self.share_distances:
+                    answers = self.source_[natives]
+                    shared[key] = (distinct_patterns(answers.T, self.metric), answers.mean(axis=0))
+                patterns, native_mean = shared[key]
+                clusters = cluster_items(patterns, self.g_set_, n_extra, t_rng, self.n_max_swaps)
             extra = clusters.medoids[self.g_size :]
             answers = np.concatenate([on_g[t], oracle.query(extra, rows=[t])[0]])
             out[t] = calibrated_estimate(answers, clusters.medoids, clusters.labels, native_mean, self.calibrate)

@@ -29,6 +29,7 @@ METHOD_ORDER = [
     "anchor_points_predictor",
     "p_irt",
     "gp_irt",
+    "tailoredbench",  # not in the paper: TailoredBench's method in this grid
 ]
 METHOD_LABELS = {
     "random_sampling": "Random-Sampling",
@@ -42,6 +43,7 @@ METHOD_LABELS = {
     "anchor_points_predictor": "Anchor-Points-Predictor",
     "p_irt": "P-IRT",
     "gp_irt": "GP-IRT",
+    "tailoredbench": "TailoredBench",
 }
 DATASET_ORDER = [
     "commonsense",
