@@ -200,9 +200,11 @@ def g_set(
     source: np.ndarray, size: int, rng: np.random.Generator, metric: str = "manhattan", max_swaps: int = 5000
 ) -> np.ndarray:
     """The G-set (Section 3.2, Eqs. 1-2): ``size`` k-medoids of the items embedded by the source
-    models' answers, PAM from a random start; item indices in medoid order."""
+    models' answers, PAM from a random start; item indices ascending, as the released code sorts
+    them (``cc_set.sort()``) -- the order in which they lead every N-set's medoids, so an item
+    equally near two G-set medoids joins the lower-numbered one."""
     patterns = distinct_patterns(np.asarray(source).T, metric)
-    return cluster_items(patterns, np.empty(0, np.int64), size, rng, max_swaps).medoids
+    return np.sort(cluster_items(patterns, np.empty(0, np.int64), size, rng, max_swaps).medoids)
 
 
 @dataclass(frozen=True)
