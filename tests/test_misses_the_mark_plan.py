@@ -53,7 +53,7 @@ def test_full_grid_cells_and_outputs(catalog):
     assert "results/tables/misses_the_mark/kendall_tau.csv" in outs
 
 
-def test_reduced_overlay_changes_only_random_search_learn(catalog):
+def test_reduced_overlay_changes_only_random_search_learn_and_tailoredbench(catalog):
     full = Plan(study_config("misses_the_mark.yaml"), catalog)
     reduced = Plan(study_config("misses_the_mark.yaml", "misses_the_mark_reduced.yaml"), catalog)
     assert reduced.cells() == full.cells()
@@ -62,6 +62,8 @@ def test_reduced_overlay_changes_only_random_search_learn(catalog):
             a, b = full.method_params(label, split), reduced.method_params(label, split)
             if label == "random_search_learn":
                 assert b == {**a, "max_trials": 5}
+            elif label == "tailoredbench":
+                assert b == {**a, "max_trials": 20}
             else:
                 assert a == b
 
