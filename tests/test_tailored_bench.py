@@ -98,6 +98,17 @@ def test_native_sources_follow_the_threshold_and_the_count():
         assert len(part) == round(0.5 * cons.n_bar) and set(part) <= set(adaptive)
 
 
+def test_targets_far_from_every_source_still_get_one_native_source():
+    """Sources that all agree with each other and targets that disagree with them: no target has a
+    source within the mean distance, int(mean) would be 0 -- n_bar is 1, the nearest source."""
+    src = np.tile(np.array([1.0, 1.0, 0.0, 0.0, 1.0, 0.0]), (8, 1))
+    src[0, 5] = 1.0  # not all identical, so distances differ
+    tgt = 1.0 - src[:3]
+    cons = consistency(src, tgt)
+    assert (cons.dist > cons.threshold).all() and cons.n_bar == 1
+    assert len(native_sources(cons, 0)) == 1
+
+
 def test_calibrated_estimate_by_hand():
     # items 0..3; medoids 0 (answer 1) and 2 (answer 0); native means per item
     native_mean = np.array([0.5, 0.25, 0.5, 1.0])
