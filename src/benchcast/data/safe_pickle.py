@@ -125,6 +125,15 @@ class _AllowListUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
         return array.reshape(shape, order=order)
 
 
+def _unpickle(fh: io.BufferedIOBase, path: Path) -> Any:
+    try:
+        return _AllowListUnpickler(fh, str(path)).load()
+    except UnsafePickleError:
+        raise
+    except Exception as exc:  # truncated/corrupt stream: pickle raises many types
+        raise UnsafePickleError(path, "pickle stream", f"corrupt pickle ({exc})", _FIX) from exc
+
+
 def safe_load(path: str | Path) -> Any:
     """Load a ``.jbl``/pickle file that may contain only numpy arrays and lists of str.
 
@@ -140,12 +149,7 @@ def safe_load(path: str | Path) -> Any:
         fh.seek(0)
         if not head or head[0] != pickle.PROTO[0]:
             raise UnsafePickleError(path, "header", "not an uncompressed pickle (protocol >= 2)", _FIX)
-        try:
-            obj = _AllowListUnpickler(fh, str(path)).load()
-        except UnsafePickleError:
-            raise
-        except Exception as exc:  # truncated/corrupt stream: pickle raises many types
-            raise UnsafePickleError(path, "pickle stream", f"corrupt pickle ({exc})", _FIX) from exc
+        obj = _unpickle(fh, path)
     return _check_result(obj, path)
 
 
@@ -190,12 +194,7 @@ def safe_load_npy(path: str | Path) -> np.ndarray:
         if not dtype.hasobject:
             fh.seek(0)
             return np.load(fh, allow_pickle=False)
-        try:
-            obj = _AllowListUnpickler(fh, str(path)).load()
-        except UnsafePickleError:
-            raise
-        except Exception as exc:  # truncated/corrupt stream: pickle raises many types
-            raise UnsafePickleError(path, "pickle stream", f"corrupt pickle ({exc})", _FIX) from exc
+        obj = _unpickle(fh, path)
     if not isinstance(obj, np.ndarray) or obj.dtype != object or obj.shape != tuple(shape):
         got = f"{type(obj).__name__} {getattr(obj, 'shape', '')}".strip()
         raise UnsafePickleError(path, "object array", f"header says an object array of shape {shape}, got {got}", _FIX)
