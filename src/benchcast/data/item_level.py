@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast.data.catalog import PUBLIC_URL_TEMPLATE, DatasetSpec
+from benchcast.data.csv_matrix import read_csv_matrix
 from benchcast.data.io import write_parquet_atomic
 from benchcast.data.option_probs import read_option_dumps
 from benchcast.data.safe_pickle import safe_load
@@ -105,10 +106,12 @@ class RawItemMatrix:
     paths: list[str]
     file_roles: list[str]
     p_correct: np.ndarray | None = None
+    subtasks: list[str] | None = None  # per item, where the dump names them (csv_matrix)
 
 
 def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> RawItemMatrix:
-    """Read the raw files of an item-level dataset (formats ``jbl``, ``npy_pair``, ``npy_options``)."""
+    """Read the raw files of an item-level dataset (formats ``jbl``, ``npy_pair``, ``npy_options``,
+    ``csv_matrix``)."""
     raw_dir = Path(raw_dir)
     paths: list[str] = []
 
@@ -162,11 +165,20 @@ def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> RawItemMatri
         max_items = spec.extra.get("max_items")
         scored, roles = read_option_dumps(*files, max_items=None if max_items is None else int(max_items))
         return RawItemMatrix(scored.correct, None, paths, roles, p_correct=scored.p_correct)
+    if spec.format == "csv_matrix":
+        options = {
+            k: spec.extra[k]
+            for k in ("orientation", "item_columns", "subtask_column", "model_column")
+            if k in spec.extra
+        }
+        table = read_csv_matrix(need("scores"), **options)
+        n_models = table.scores.shape[0]
+        return RawItemMatrix(table.scores, table.model_names, paths, ["scores"] * n_models, subtasks=table.subtasks)
     raise DataError(
         spec.files[next(iter(spec.files))].path,
         "format",
         f"format '{spec.format}' is not an item-level format",
-        "use jbl, npy_pair or npy_options",
+        "use jbl, npy_pair, npy_options or csv_matrix",
     )
 
 
@@ -230,9 +242,20 @@ def resolve_model_ids(
     return ids, list(names)
 
 
-def item_labels(spec: DatasetSpec, n_items: int) -> tuple[list[str], list[str], list[int]]:
+def item_labels(
+    spec: DatasetSpec, n_items: int, subtasks: list[str] | None = None
+) -> tuple[list[str], list[str], list[int]]:
+    """Item ids, subtasks and positions within the subtask: from the dump's own per-item
+    ``subtasks`` where it has them, else from the catalog's ``subtasks`` sizes (in order)."""
     width = len(str(n_items - 1))
     item_ids = [f"{spec.name}/{j:0{width}d}" for j in range(n_items)]
+    if subtasks is not None:
+        seen: Counter[str] = Counter()
+        positions = []
+        for name in subtasks:
+            positions.append(seen[name])
+            seen[name] += 1
+        return item_ids, list(subtasks), positions
     if spec.subtasks and sum(s for _, s in spec.subtasks) == n_items:
         subtasks = [name for name, size in spec.subtasks for _ in range(size)]
         positions = [k for _, size in spec.subtasks for k in range(size)]
@@ -265,8 +288,8 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) 
         }
     )
     models = _attach_metadata(models, spec, raw_dir, log)
-    item_ids, subtasks, positions = item_labels(spec, n_items)
-    if spec.subtasks and len(set(subtasks)) == 1 and subtasks[0] == spec.name:
+    item_ids, subtasks, positions = item_labels(spec, n_items, raw.subtasks)
+    if raw.subtasks is None and spec.subtasks and len(set(subtasks)) == 1 and subtasks[0] == spec.name:
         log(f"WARNING {spec.name}: subtask sizes in the catalog do not sum to {n_items}; subtasks not recorded")
     items = pd.DataFrame(
         {
