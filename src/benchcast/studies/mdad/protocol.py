@@ -1,0 +1,133 @@
+"""The MDAD paper's trial protocol (Yauney et al., Section 4; the released code's
+``evaluate-microbenchmarks.py``) and one (method, source count, size) cell run through it.
+
+A **trial** draws, for one number of source models ``n_source``:
+
+1. ``n_targets`` (50) target models uniformly from all models, then ``n_source`` source models
+   from the rest (the code's ``random.sample`` twice). Partitions are redrawn for every
+   ``n_source``, so source sets are not nested across source counts (as in the code, which runs
+   each source count as its own job);
+2. the **seen / unseen halves**: every subtask's items shuffled and split at ``floor(n / 2)``
+   (seen = the first half), concatenated in subtask order. The micro-benchmark is selected from
+   the seen half, which is also the reference ("full benchmark") of the ``seen`` split; the
+   unseen half is a fresh draw of the task (the ``unseen`` split, Section 5.4).
+
+Both draws come from benchcast's seed streams (``mdad:models:<n_source>``,
+``mdad:halves:<n_source>``), per trial; the released code is unseeded.
+
+A **cell** runs one item-level method at size ``k``: ``fit`` on the sources' seen-half answers,
+``estimate`` through an :class:`~benchcast.oracle.Oracle` over the targets' seen-half answers
+(budget ``k``), and records per target the estimate and the correct counts on both halves --
+what agreement, MDAD, estimation error and Kendall's tau are computed from
+(:mod:`benchcast.mdad`, :func:`trial_metrics`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from benchcast import seeding
+from benchcast.methods.base import make_method
+from benchcast.metrics import kendall_tau
+from benchcast.oracle import Oracle
+
+SPLITS = ("seen", "unseen")
+
+
+@dataclass(frozen=True)
+class Trial:
+    trial: int
+    n_source: int
+    sources: np.ndarray  # model indices
+    targets: np.ndarray
+    seen: np.ndarray  # item indices, subtask by subtask
+    unseen: np.ndarray
+
+
+def halves(subtasks: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Each subtask's items shuffled and halved (seen: the first ``floor(n/2)``), in the order the
+    subtasks first appear."""
+    subtasks = np.asarray(subtasks)
+    _, first = np.unique(subtasks, return_index=True)
+    seen, unseen = [], []
+    for start in np.sort(first):
+        items = rng.permutation(np.flatnonzero(subtasks == subtasks[start]))
+        seen.append(items[: len(items) // 2])
+        unseen.append(items[len(items) // 2 :])
+    return np.concatenate(seen), np.concatenate(unseen)
+
+
+def draw_trial(n_models: int, subtasks: np.ndarray, n_source: int, n_targets: int, trial: int, base_seed: int) -> Trial:
+    """One trial of the protocol (module docstring)."""
+    if n_targets + n_source > n_models:
+        raise ValueError(f"{n_targets} targets + {n_source} sources exceed the {n_models} models; fix: lower n_source")
+    rng = seeding.rng(base_seed, trial, f"mdad:models:{n_source}")
+    targets = rng.choice(n_models, size=n_targets, replace=False)
+    rest = np.setdiff1d(np.arange(n_models), targets)
+    sources = rng.choice(rest, size=n_source, replace=False)
+    seen, unseen = halves(subtasks, seeding.rng(base_seed, trial, f"mdad:halves:{n_source}"))
+    return Trial(trial, n_source, sources, targets, seen, unseen)
+
+
+def run_cell(
+    scores: np.ndarray,
+    subtasks: np.ndarray,
+    method: str,
+    params: dict | None,
+    n_source: int,
+    k: int,
+    trials: int,
+    base_seed: int,
+    n_targets: int = 50,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run ``method`` at size ``k`` on ``trials`` trials with ``n_source`` sources.
+
+    Returns ``(estimates, timing)``: per trial and target ``trial, model_idx, estimate,
+    seen_correct, unseen_correct, n_seen, n_unseen, items_queried``; per trial ``trial,
+    seconds`` (fit + estimate).
+    """
+    frames, timing = [], []
+    for t in range(trials):
+        tr = draw_trial(scores.shape[0], subtasks, n_source, n_targets, t, base_seed)
+        source = scores[np.ix_(tr.sources, tr.seen)]
+        target_seen = scores[np.ix_(tr.targets, tr.seen)]
+        m = make_method(method, params)
+        fit_rng = seeding.rng(base_seed, t, f"mdad:method:{method}:{n_source}")
+        t0 = time.perf_counter()
+        m.fit(source, k, fit_rng)
+        oracle = Oracle(target_seen, k)
+        est = np.asarray(m.estimate(oracle, seeding.rng(base_seed, t, f"mdad:estimate:{method}:{n_source}")))
+        timing.append((t, time.perf_counter() - t0))
+        if est.shape != (len(tr.targets),):
+            raise RuntimeError(f"{method} returned shape {est.shape}, expected ({len(tr.targets)},)")
+        frames.append(
+            pd.DataFrame(
+                {
+                    "trial": np.int32(t),
+                    "model_idx": tr.targets.astype(np.int32),
+                    "estimate": est.astype(np.float64),
+                    "seen_correct": target_seen.sum(axis=1).round().astype(np.int32),
+                    "unseen_correct": scores[np.ix_(tr.targets, tr.unseen)].sum(axis=1).round().astype(np.int32),
+                    "n_seen": np.int32(len(tr.seen)),
+                    "n_unseen": np.int32(len(tr.unseen)),
+                    "items_queried": oracle.spent.astype(np.int32),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True), pd.DataFrame(timing, columns=["trial", "seconds"])
+
+
+def trial_metrics(estimates: pd.DataFrame) -> pd.DataFrame:
+    """Per trial and split: mean absolute estimation error (accuracy, 0-1) and Kendall's tau-b
+    against the half's accuracies (the released code's ``make_tidy_results_estimation``)."""
+    rows = []
+    for trial, g in estimates.groupby("trial", sort=True):
+        est = g["estimate"].to_numpy()
+        for split in SPLITS:
+            truth = g[f"{split}_correct"].to_numpy() / g[f"n_{split}"].to_numpy()
+            rows.append((trial, split, float(np.mean(np.abs(est - truth))), kendall_tau(est, truth)))
+    return pd.DataFrame(rows, columns=["trial", "split", "error", "tau"])
