@@ -15,7 +15,10 @@ from benchcast.methods import REGISTRY
 from benchcast.methods.prefit import PREFITS
 
 CASES = {
-    "irt": ({"irt": {"dims": 2}, "with_bias": True, "share_identical_sources": True}, ["p_irt", "gp_irt"]),
+    "irt": (
+        {"irt": {"dims": 2}, "with_bias": True, "share_identical_sources": True},
+        ["p_irt", "gp_irt", "tinybenchmarks"],
+    ),
     "lasso": ({"n_alphas": 60}, ["lasso"]),
 }
 

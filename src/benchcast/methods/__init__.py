@@ -6,6 +6,7 @@ from benchcast.methods import (  # noqa: F401
     double_optimize,
     irt_methods,
     lasso,
+    micro_benchmarks,
     pca,
     random_sampling,
     tailored_bench,

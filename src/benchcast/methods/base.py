@@ -30,6 +30,8 @@ class Method:
     rng_stream: str | None = None
     #: name of a budget-independent per-trial fit the harness may pass as ``fit(..., prefit=)``
     needs_prefit: str | None = None
+    #: ``fit`` takes ``groups=``, each item's subtask (None: one group)
+    uses_item_groups: bool = False
 
     def fit(self, source: np.ndarray, budget: int, rng: np.random.Generator) -> Method:
         raise NotImplementedError

@@ -15,7 +15,7 @@ A **trial** draws, for one number of source models ``n_source``:
 Both draws come from benchcast's seed streams (``mdad:models:<n_source>``,
 ``mdad:halves:<n_source>``), per trial; the released code is unseeded.
 
-A **cell** runs one item-level method at size ``k``: ``fit`` on the sources' seen-half answers,
+A **cell** runs one item-level method at each size ``k``: ``fit`` on the sources' seen-half answers,
 ``estimate`` through an :class:`~benchcast.oracle.Oracle` over the targets' seen-half answers
 (budget ``k``), and records per target the estimate and the correct counts on both halves --
 what agreement, MDAD, estimation error and Kendall's tau are computed from
@@ -32,6 +32,7 @@ import pandas as pd
 
 from benchcast import seeding
 from benchcast.methods.base import make_method
+from benchcast.methods.irt_methods import fit_trial_irt
 from benchcast.metrics import kendall_tau
 from benchcast.oracle import Oracle
 
@@ -79,55 +80,70 @@ def run_cell(
     method: str,
     params: dict | None,
     n_source: int,
-    k: int,
+    sizes: list[int],
     trials: int,
     base_seed: int,
     n_targets: int = 50,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run ``method`` at size ``k`` on ``trials`` trials with ``n_source`` sources.
+    """Run ``method`` at every size ``k`` of ``sizes`` on ``trials`` trials with ``n_source``
+    sources. An IRT method's fit is made once per trial and serves every size (as the released
+    code's tinyBenchmarks); methods that read subtasks get the seen items' subtasks.
 
-    Returns ``(estimates, timing)``: per trial and target ``trial, model_idx, estimate,
-    seen_correct, unseen_correct, n_seen, n_unseen, items_queried``; per trial ``trial,
-    seconds`` (fit + estimate).
+    Returns ``(estimates, timing)``: per trial, size and target ``trial, k, model_idx, estimate,
+    seen_correct, unseen_correct, n_seen, n_unseen, items_queried``; per trial and size
+    ``trial, k, seconds`` (the shared IRT fit is charged to every size, as its training time).
     """
     frames, timing = [], []
     for t in range(trials):
         tr = draw_trial(scores.shape[0], subtasks, n_source, n_targets, t, base_seed)
         source = scores[np.ix_(tr.sources, tr.seen)]
         target_seen = scores[np.ix_(tr.targets, tr.seen)]
-        m = make_method(method, params)
-        fit_rng = seeding.rng(base_seed, t, f"mdad:method:{method}:{n_source}")
-        t0 = time.perf_counter()
-        m.fit(source, k, fit_rng)
-        oracle = Oracle(target_seen, k)
-        est = np.asarray(m.estimate(oracle, seeding.rng(base_seed, t, f"mdad:estimate:{method}:{n_source}")))
-        timing.append((t, time.perf_counter() - t0))
-        if est.shape != (len(tr.targets),):
-            raise RuntimeError(f"{method} returned shape {est.shape}, expected ({len(tr.targets)},)")
-        frames.append(
-            pd.DataFrame(
-                {
-                    "trial": np.int32(t),
-                    "model_idx": tr.targets.astype(np.int32),
-                    "estimate": est.astype(np.float64),
-                    "seen_correct": target_seen.sum(axis=1).round().astype(np.int32),
-                    "unseen_correct": scores[np.ix_(tr.targets, tr.unseen)].sum(axis=1).round().astype(np.int32),
-                    "n_seen": np.int32(len(tr.seen)),
-                    "n_unseen": np.int32(len(tr.unseen)),
-                    "items_queried": oracle.spent.astype(np.int32),
-                }
+        seen_correct = target_seen.sum(axis=1).round().astype(np.int32)
+        unseen_correct = scores[np.ix_(tr.targets, tr.unseen)].sum(axis=1).round().astype(np.int32)
+        probe = make_method(method, params)
+        kwargs, shared_seconds = {}, 0.0
+        if probe.uses_item_groups:
+            kwargs["groups"] = np.asarray(subtasks)[tr.seen]
+        if probe.needs_prefit == "irt":
+            t0 = time.perf_counter()
+            irt_rng = seeding.rng(base_seed, t, f"mdad:irt:{n_source}")
+            kwargs["prefit"] = fit_trial_irt(source, irt_rng, probe.irt_params, with_bias=probe.wants_bias)
+            shared_seconds = time.perf_counter() - t0
+        for k in sizes:
+            m = make_method(method, params)
+            t0 = time.perf_counter()
+            m.fit(source, k, seeding.rng(base_seed, t, f"mdad:method:{method}:{n_source}:{k}"), **kwargs)
+            oracle = Oracle(target_seen, k)
+            est = np.asarray(m.estimate(oracle, seeding.rng(base_seed, t, f"mdad:estimate:{method}:{n_source}:{k}")))
+            timing.append((t, k, shared_seconds + time.perf_counter() - t0))
+            if est.shape != (len(tr.targets),):
+                raise RuntimeError(f"{method} returned shape {est.shape}, expected ({len(tr.targets)},)")
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "trial": np.int32(t),
+                        "k": np.int32(k),
+                        "model_idx": tr.targets.astype(np.int32),
+                        "estimate": est.astype(np.float64),
+                        "seen_correct": seen_correct,
+                        "unseen_correct": unseen_correct,
+                        "n_seen": np.int32(len(tr.seen)),
+                        "n_unseen": np.int32(len(tr.unseen)),
+                        "items_queried": oracle.spent.astype(np.int32),
+                    }
+                )
             )
-        )
-    return pd.concat(frames, ignore_index=True), pd.DataFrame(timing, columns=["trial", "seconds"])
+    return pd.concat(frames, ignore_index=True), pd.DataFrame(timing, columns=["trial", "k", "seconds"])
 
 
 def trial_metrics(estimates: pd.DataFrame) -> pd.DataFrame:
-    """Per trial and split: mean absolute estimation error (accuracy, 0-1) and Kendall's tau-b
+    """Per trial (and size, where ``estimates`` has ``k``) and split: mean absolute estimation error (accuracy, 0-1) and Kendall's tau-b
     against the half's accuracies (the released code's ``make_tidy_results_estimation``)."""
+    keys = ["k", "trial"] if "k" in estimates else ["trial"]
     rows = []
-    for trial, g in estimates.groupby("trial", sort=True):
+    for key, g in estimates.groupby(keys, sort=True):
         est = g["estimate"].to_numpy()
         for split in SPLITS:
             truth = g[f"{split}_correct"].to_numpy() / g[f"n_{split}"].to_numpy()
-            rows.append((trial, split, float(np.mean(np.abs(est - truth))), kendall_tau(est, truth)))
-    return pd.DataFrame(rows, columns=["trial", "split", "error", "tau"])
+            rows.append((*key, split, float(np.mean(np.abs(est - truth))), kendall_tau(est, truth)))
+    return pd.DataFrame(rows, columns=[*keys, "split", "error", "tau"])
