@@ -49,6 +49,13 @@ class Trial:
     unseen: np.ndarray
 
 
+def distinct_models(scores: np.ndarray) -> np.ndarray:
+    """Indices of the models whose answers no earlier model repeats exactly (the MDAD study's
+    ``dedupe_models``; the paper keeps GPQA's 22 repeated columns)."""
+    _, first = np.unique(np.ascontiguousarray(scores), axis=0, return_index=True)
+    return np.sort(first)
+
+
 def halves(subtasks: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Each subtask's items shuffled and halved (seen: the first ``floor(n/2)``), in the order the
     subtasks first appear."""

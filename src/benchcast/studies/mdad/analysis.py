@@ -1,0 +1,172 @@
+"""The MDAD study's tables from its run files: MDAD with both intervals, agreement curves,
+estimation error and Kendall's tau, and the comparison with the paper's published GPQA results
+(the released code's ``graphs-combine-subtasks/gpqa-*-results.csv``, mirrored).
+
+Units: MDAD, bins and estimation error in accuracy points (0-100); the paper's CSVs give
+fractions, converted here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from benchcast import seeding
+from benchcast.mdad import (
+    BinCounts,
+    Binning,
+    agreement_table,
+    bin_counts,
+    pair_bootstrap_interval,
+    pair_outcomes,
+    per_trial_mdad,
+    trial_bootstrap_interval,
+)
+from benchcast.studies.mdad.protocol import SPLITS, trial_metrics
+
+#: the paper's technique names (its CSVs) of the registry's methods
+PAPER_TECHNIQUES = {
+    "random_sampling": "Random (uniform)",
+    "random_subtask_equal": "Random (subtask stratified, equal)",
+    "stratified_confidence": "Stratified sampling (confidence)",
+    "anchor_points_weighted": "Anchor Points",
+    "tinybenchmarks": "tinyBenchmarks",
+    "dpp": "Diversity",
+}
+KEYS = ["dataset", "method", "n_source", "split", "k"]
+
+
+def cell_counts(estimates: pd.DataFrame, split: str, binning: Binning) -> BinCounts:
+    """Per-trial pair counts per bin of one (run file, size) against the ``split`` half."""
+    outcomes = [
+        pair_outcomes(g["estimate"].to_numpy(), g[f"{split}_correct"].to_numpy(), int(g[f"n_{split}"].iloc[0]), binning)
+        for _, g in estimates.groupby("trial", sort=True)
+    ]
+    return bin_counts(outcomes)
+
+
+def summarize_run(
+    estimates: pd.DataFrame, dataset: str, method: str, n_source: int, settings: Mapping, base_seed: int
+) -> tuple[list[dict], list[pd.DataFrame], list[dict]]:
+    """MDAD rows, agreement frames and estimation rows of one run file (every size and split).
+
+    ``settings``: ``threshold``, ``sentinel``, ``n_boot``, ``level`` and the binning's
+    ``resolution``, ``centred``, ``arithmetic``. The bootstrap draws come from the seed stream
+    ``mdad:bootstrap:<dataset>:<method>:<n_source>:<split>:<k>``, so a cell's interval does not
+    depend on which other cells ran."""
+    binning = Binning(settings["resolution"], settings["centred"], settings["arithmetic"])
+    common = {"threshold": settings["threshold"], "binning": binning, "sentinel": settings["sentinel"]}
+    boot = {"n_boot": settings["n_boot"], "level": settings["level"]}
+    mdad_rows, agreement, estimation = [], [], []
+    metrics = trial_metrics(estimates)
+    for k, at_k in estimates.groupby("k", sort=True):
+        trials = at_k["trial"].nunique()
+        for split in SPLITS:
+            counts = cell_counts(at_k, split, binning)
+            stream = f"mdad:bootstrap:{dataset}:{method}:{n_source}:{split}:{k}"
+            pairs = pair_bootstrap_interval(counts, seeding.rng(base_seed, 0, stream), **common, **boot)
+            by_trial = trial_bootstrap_interval(counts, seeding.rng(base_seed, 1, stream), **common, **boot)
+            total_pairs, total_correct = counts.pooled
+            key = {"dataset": dataset, "method": method, "n_source": n_source, "split": split, "k": int(k)}
+            mdad_rows.append(
+                {
+                    **key,
+                    "mdad": pairs.mdad,
+                    "mdad_lower": pairs.lower,
+                    "mdad_upper": pairs.upper,
+                    "trials": trials,
+                    "trial_lower": by_trial.lower,
+                    "trial_upper": by_trial.upper,
+                    "mean_trial_mdad": float(per_trial_mdad(counts, **common).mean()),
+                    "agreement_all": float(total_correct.sum() / total_pairs.sum()),
+                }
+            )
+            table = agreement_table(counts, binning)
+            agreement.append(table.assign(**key)[[*KEYS, "bin", "agreement", "pairs"]])
+            m = metrics[(metrics["k"] == k) & (metrics["split"] == split)]
+            se = np.sqrt(len(m)) if len(m) > 1 else np.nan
+            estimation.append(
+                {
+                    **key,
+                    "error": 100 * m["error"].mean(),
+                    "error_se": 100 * m["error"].std(ddof=1) / se,
+                    "tau": m["tau"].mean(),
+                    "tau_se": m["tau"].std(ddof=1) / se,
+                    "trials": len(m),
+                }
+            )
+    return mdad_rows, agreement, estimation
+
+
+def paper_vs_ours(
+    mdad: pd.DataFrame,
+    estimation: pd.DataFrame,
+    paper_mdad: pd.DataFrame,
+    paper_estimation: pd.DataFrame,
+    dataset: str,
+    tolerance: Mapping,
+) -> pd.DataFrame:
+    """Every published number of ``dataset`` next to ours: ``table`` (``mdad``, ``error``,
+    ``tau``), the cell, ``ours``, ``paper``, ``diff``, ``tolerance`` and ``within`` (NaN where the
+    config gives no tolerance, e.g. MDAD at k = 10: reported with its trial-level interval)."""
+    names = {v: k for k, v in PAPER_TECHNIQUES.items()}
+    pm = paper_mdad.rename(
+        columns={
+            "Technique": "technique",
+            "Number of source models": "n_source",
+            "Split": "split",
+            "Fraction of sampled points": "k",
+            "MDAD": "paper",
+        }
+    )
+    pm = pm.assign(method=pm["technique"].map(names), paper=100 * pm["paper"], table="mdad")
+    pe = paper_estimation.rename(
+        columns={"Technique": "technique", "Number of source models": "n_source", "Number of sampled points": "k"}
+    )
+    pe = pe[pe["technique"].isin(names)].assign(method=lambda d: d["technique"].map(names))
+    per_split = []
+    for split in SPLITS:
+        err = pe.groupby(["method", "n_source", "k"])[f"Mean estimation error against {split} accuracies"].mean()
+        tau = pe.groupby(["method", "n_source", "k"])[f"Kendall tau correlation against {split} accuracies"].mean()
+        per_split.append(pd.DataFrame({"paper": 100 * err}).reset_index().assign(split=split, table="error"))
+        per_split.append(pd.DataFrame({"paper": tau}).reset_index().assign(split=split, table="tau"))
+    paper = pd.concat([pm[["table", "method", "n_source", "split", "k", "paper"]], *per_split], ignore_index=True)
+    ours = pd.concat(
+        [
+            mdad[mdad["dataset"] == dataset].assign(table="mdad", ours=lambda d: d["mdad"]),
+            estimation[estimation["dataset"] == dataset].assign(table="error", ours=lambda d: d["error"]),
+            estimation[estimation["dataset"] == dataset].assign(table="tau", ours=lambda d: d["tau"]),
+        ]
+    )[["table", "method", "n_source", "split", "k", "ours", "trial_lower", "trial_upper"]]
+    out = ours.merge(paper, on=["table", "method", "n_source", "split", "k"], how="inner")
+    out.insert(0, "dataset", dataset)
+    out["diff"] = out["ours"] - out["paper"]
+    out["tolerance"] = [_tolerance(tolerance, t, int(k)) for t, k in zip(out["table"], out["k"])]
+    within = (out["diff"].abs() <= out["tolerance"] + 1e-9).astype(float)
+    out["within"] = within.where(out["tolerance"].notna())
+    return out.sort_values(["table", "method", "n_source", "split", "k"], kind="stable").reset_index(drop=True)
+
+
+def _tolerance(tolerance: Mapping, table: str, k: int) -> float:
+    """``tolerance[table]``: a number, or ``{by_k: {k: value or null}, default: value}``."""
+    spec = tolerance.get(table)
+    if isinstance(spec, Mapping):
+        by_k = {int(key): value for key, value in (spec.get("by_k") or {}).items()}
+        value = by_k.get(k, spec.get("default"))
+    else:
+        value = spec
+    return np.nan if value is None else float(value)
+
+
+def acceptance_summary(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, table, method and split: cells compared, cells judged, within, share."""
+    judged = comparison.dropna(subset=["within"])
+    grouped = comparison.groupby(["dataset", "table", "method", "split"], sort=True)
+    summary = grouped.size().rename("cells").to_frame()
+    summary["judged"] = judged.groupby(["dataset", "table", "method", "split"]).size()
+    summary["within"] = judged.groupby(["dataset", "table", "method", "split"])["within"].sum()
+    summary = summary.fillna(0).astype({"judged": int, "within": int})
+    summary["share"] = summary["within"] / summary["judged"].where(summary["judged"] > 0)
+    return summary.reset_index()

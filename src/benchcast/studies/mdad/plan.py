@@ -1,0 +1,87 @@
+"""The jobs of the MDAD study for one config: one run job per (dataset, method, source count) that
+loops over the trials and every micro-benchmark size, then one tables job. ``workflow/rules/mdad.smk``
+wires files with this.
+
+A dataset runs the sizes ``k`` below its seen half (the smallest subtask bounds nothing: sizes are
+checked against the whole seen half) and the source counts that leave ``n_targets`` targets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from benchcast.data.catalog import Catalog
+from benchcast.data.item_level import iter_item_datasets
+from benchcast.errors import ConfigError
+from benchcast.methods import REGISTRY
+
+RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
+TIMING = "results/timing/mdad/{dataset}/{method}/n_source={n_source}.parquet"
+TABLES = "results/tables/mdad"
+#: MDAD run jobs take seconds (IRT methods a minute or more); SLURM bundles them
+RUN_GROUP = "mdad_runs"
+REPORT_GROUP = "mdad_report"
+
+
+@dataclass(frozen=True)
+class Cell:
+    dataset: str
+    method: str
+    n_source: int
+    sizes: tuple[int, ...]
+
+
+@dataclass
+class Plan:
+    """The study's jobs for ``config["mdad"]`` (validated, defaults filled in). Construction checks
+    the datasets and methods before any job runs."""
+
+    config: Mapping
+    catalog: Catalog
+    methods: dict[str, dict] = field(init=False)
+    cells: list[Cell] = field(init=False)
+
+    def __post_init__(self) -> None:
+        cfg = self.config
+        self.methods = {}
+        for entry in cfg["methods"]:
+            name = entry["name"]
+            if name not in REGISTRY:
+                raise ConfigError(f"config mdad.methods: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}")
+            if name in self.methods:
+                raise ConfigError(f"config mdad.methods: '{name}' is listed twice. Fix: keep one")
+            self.methods[name] = dict(entry.get("params") or {})
+        self.cells = []
+        for spec in iter_item_datasets(cfg["datasets"], self.catalog):
+            if spec.n_models is None or spec.n_items is None:
+                raise ConfigError(
+                    f"config mdad.datasets: catalog entry '{spec.name}' must give n_models and n_items. "
+                    "Fix: add them to the catalog"
+                )
+            sizes = tuple(int(k) for k in cfg["sizes"].get(spec.name, cfg["sizes"]["default"]) if k < spec.n_items // 2)
+            sources = [int(n) for n in cfg["n_sources"] if n + cfg["n_targets"] <= spec.n_models]
+            if not sizes or not sources:
+                raise ConfigError(
+                    f"config mdad: dataset '{spec.name}' ({spec.n_models} models, {spec.n_items} items) leaves no "
+                    f"size below its seen half or no source count beside {cfg['n_targets']} targets. Fix: lower them"
+                )
+            for method in self.methods:
+                for n_source in sources:
+                    self.cells.append(Cell(spec.name, method, n_source, sizes))
+
+    def cell(self, dataset: str, method: str, n_source: int) -> Cell:
+        for c in self.cells:
+            if (c.dataset, c.method, c.n_source) == (dataset, method, int(n_source)):
+                return c
+        raise KeyError((dataset, method, n_source))
+
+    def run_files(self, pattern: str = RUNS) -> list[str]:
+        return [pattern.format(dataset=c.dataset, method=c.method, n_source=c.n_source) for c in self.cells]
+
+    def tables(self) -> dict[str, str]:
+        names = ["mdad", "agreement", "estimation", "paper_vs_ours", "acceptance_summary"]
+        return {name: f"{TABLES}/{name}.csv" for name in names}
+
+    def final_outputs(self) -> list[str]:
+        return list(self.tables().values())

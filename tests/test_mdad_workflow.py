@@ -1,0 +1,163 @@
+"""The MDAD study end to end on a small items x models CSV the test writes (the paper's GPQA layout)
+with published results in the paper's CSV layout: every table, the paper-vs-ours comparison, budgets,
+byte-identical on 1 and 2 cores, and a changed selector reruns only its own jobs."""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from simdata import irt_responses
+from test_workflow import snakemake  # the repository's Snakefile in a work folder, output on failure
+
+pytestmark = pytest.mark.e2e
+
+N_MODELS, N_ITEMS = 40, 60
+
+
+def make_workdir(root: Path) -> Path:
+    scores = irt_responses(N_MODELS, N_ITEMS, rng=np.random.default_rng(5)).scores.astype(int)
+    raw = root / "raw" / "mb"
+    raw.mkdir(parents=True)
+    table = pd.DataFrame(scores.T, columns=[f"org__m{i}" for i in range(N_MODELS)])
+    table["subset"] = ["main"] * 40 + ["extra"] * 20
+    table.to_csv(raw / "scores.csv", index=False)
+    # two published cells in the paper's layout (an unnamed index column; MDAD and error as fractions)
+    pd.DataFrame(
+        {
+            "Technique": ["Random (uniform)", "Random (uniform)"],
+            "Number of source models": [10, 10],
+            "Split": ["seen", "unseen"],
+            "Fraction of sampled points": [5, 5],
+            "MDAD": [0.1, 0.2],
+            "MDAD lower CI": [0.05, 0.1],
+            "MDAD upper CI": [0.15, 0.3],
+        }
+    ).to_csv(raw / "mdad.csv")
+    pd.DataFrame(
+        {
+            "Dataset": ["x_all"] * 2,
+            "Number of sampled points": [5, 5],
+            "Fraction of sampled points": [5, 5],
+            "Number of source models": [10, 10],
+            "Technique": ["Random (uniform)", "Random (uniform)"],
+            "Mean estimation error against seen accuracies": [0.1, 0.2],
+            "Mean estimation error against unseen accuracies": [0.1, 0.2],
+            "Kendall tau correlation against seen accuracies": [0.3, 0.5],
+            "Kendall tau correlation against unseen accuracies": [0.2, 0.2],
+        }
+    ).to_csv(raw / "estimation.csv")
+    catalog = {
+        "sources": {"mb": {"repository": "example/mb", "commit": "0" * 40}},
+        "url_template": "https://example.invalid/{repository}/{commit}/{path}",
+        "datasets": {
+            "toy": {
+                "title": "TOY",
+                "suite": "toy",
+                "kind": "item_binary",
+                "source": "mb",
+                "format": "csv_matrix",
+                "orientation": "items_by_models",
+                "item_columns": ["subset"],
+                "subtask_column": "subset",
+                "files": {
+                    "scores": {"path": "scores.csv", "sha256": None},
+                    "paper_mdad": {"path": "mdad.csv", "sha256": None},
+                    "paper_estimation": {"path": "estimation.csv", "sha256": None},
+                },
+                "n_models": N_MODELS,
+                "n_items": N_ITEMS,
+                "mirrored": True,
+                "min_accuracy": 0.0,
+            }
+        },
+    }
+    (root / "config").mkdir()
+    (root / "config" / "catalog.yaml").write_text(yaml.safe_dump(catalog))
+    config = {
+        "raw_dir": str(root / "raw"),
+        "catalog": "config/catalog.yaml",
+        "seed": 0,
+        "studies": ["mdad"],
+        "mdad": {
+            "datasets": ["toy"],
+            "trials": 4,
+            "n_targets": 12,
+            "n_sources": [10, 20, 30],  # 30 + 12 targets > 40 models: not run
+            "sizes": {"default": [5, 12, 40]},  # 40 is not below the 30-item seen half: not run
+            "methods": [
+                {"name": "random_sampling"},
+                {"name": "random_subtask_equal"},
+                {"name": "stratified_confidence"},
+                {"name": "tinybenchmarks", "params": {"irt": {"dims": 2}}},
+            ],
+            "agreement": {"n_boot": 50},
+        },
+    }
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    return root
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Path:
+    work = make_workdir(tmp_path_factory.mktemp("mdad"))
+    snakemake(work, "mdad", "--cores", "2", "--quiet")
+    return work
+
+
+def test_tables_and_the_paper_comparison(finished):
+    tables = finished / "results" / "tables" / "mdad"
+    mdad = pd.read_csv(tables / "mdad.csv")
+    assert list(mdad.columns[:9]) == [
+        "dataset",
+        "method",
+        "n_source",
+        "split",
+        "k",
+        "mdad",
+        "mdad_lower",
+        "mdad_upper",
+        "trials",
+    ]
+    assert len(mdad) == 4 * 2 * 2 * 2  # methods x source counts x sizes x splits
+    assert set(mdad.k) == {5, 12} and set(mdad.n_source) == {10, 20} and (mdad.trials == 4).all()
+    assert (mdad.mdad_lower <= mdad.mdad).all() and (mdad.mdad <= mdad.mdad_upper).all()
+    assert ((mdad.mdad * 2) % 1 == 0).all()  # 0.5-point bins
+    agreement = pd.read_csv(tables / "agreement.csv")
+    pairs = agreement.groupby(["method", "n_source", "split", "k"]).pairs.sum()
+    assert (pairs == 4 * 12 * 11 // 2).all()  # every pair of every trial, once
+    pvo = pd.read_csv(tables / "paper_vs_ours.csv")
+    assert len(pvo) == 2 + 2 + 2  # MDAD seen/unseen, error and tau per split at (random, 10 sources, k=5)
+    row = pvo[(pvo.table == "error") & (pvo.split == "seen")].iloc[0]
+    assert row.paper == pytest.approx(15.0)  # the mean of the published trials, in points
+    assert pd.read_csv(tables / "acceptance_summary.csv").cells.sum() == 6
+    for method in ("random_sampling", "stratified_confidence", "tinybenchmarks", "random_subtask_equal"):
+        run = pd.read_parquet(finished / "results" / "runs" / "mdad" / "toy" / method / "n_source=20.parquet")
+        assert (run.items_queried <= run.k).all() and (run.n_seen == 30).all()
+
+
+def test_byte_identical_on_one_core(finished, tmp_path):
+    again = make_workdir(tmp_path)
+    snakemake(again, "mdad", "--cores", "1", "--quiet")
+    for sub in ("results/tables/mdad", "results/runs/mdad/toy/tinybenchmarks"):
+        a, b = finished / sub, again / sub
+        names = sorted(p.name for p in a.iterdir())
+        assert names and names == sorted(p.name for p in b.iterdir())
+        _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
+        assert not mismatch and not errors, (sub, mismatch, errors)
+
+
+def test_a_changed_selector_reruns_only_its_jobs(finished, tmp_path):
+    work = tmp_path / "copy"
+    shutil.copytree(finished, work, symlinks=True)
+    cfg = yaml.safe_load((work / "config" / "config.yaml").read_text())
+    cfg["mdad"]["methods"][2]["params"] = {"n_strata": 4}
+    (work / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    out = snakemake(work, "mdad", "-n", "--quiet", "rules").stdout
+    stats = out[out.index("Job stats:") : out.index("Reasons:")]
+    assert "mdad_run           2" in stats and "ingest" not in stats, out

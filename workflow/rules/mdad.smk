@@ -1,0 +1,97 @@
+# MDAD (Yauney et al., "How Reliable is Language Model Micro-Benchmarking?"): one run job per
+# (dataset, method, source count) over every trial and micro-benchmark size, then the tables.
+# The jobs come from benchcast.studies.mdad.plan.
+
+from benchcast.studies.mdad.plan import (  # noqa: E402
+    REPORT_GROUP as MDAD_REPORT_GROUP, RUN_GROUP as MDAD_RUN_GROUP, RUNS as MDAD_RUNS, TIMING as MDAD_TIMING,
+    Plan as MDADPlan,
+)
+
+MDAD = study_config("mdad")
+MDAD_PLAN = MDADPlan(MDAD, CATALOG)
+MDAD_TABLES = MDAD_PLAN.tables()
+# the paper's published results of a dataset: the catalog entry's paper_* files
+MDAD_PAPER = {
+    d: {kind: catalog_file(d, f"paper_{kind}", "mdad tables") for kind in ("mdad", "estimation")}
+    for d in MDAD["datasets"] if "paper_mdad" in CATALOG[d].files
+}
+STUDY_DATASETS["mdad"] = list(MDAD["datasets"])
+STUDY_OUTPUTS["mdad"] = MDAD_PLAN.final_outputs()
+STUDY_INDEX["mdad"] = {
+    "title": "How Reliable is Language Model Micro-Benchmarking? (Yauney et al.)",
+    "paper": "../shared/papers/micro-benchmarking-reliability-mdad.txt",
+    "tolerance": "MDAD within {m} points (k = 25: {m25}; k = 10 reported), error {e} points, tau {t}".format(
+        m=MDAD["tolerance"]["mdad"]["default"], m25=MDAD["tolerance"]["mdad"]["by_k"].get(25),
+        e=MDAD["tolerance"]["error"], t=MDAD["tolerance"]["tau"]),
+    "paper_vs_ours": MDAD_TABLES["paper_vs_ours"],
+    "sections": [
+        ["Eqs. 4-5: MDAD and agreement per selector, source count and size", [MDAD_TABLES["mdad"], MDAD_TABLES["agreement"]]],
+        ["Figure 4: estimation error and Kendall's tau", [MDAD_TABLES["estimation"]]],
+    ],
+}
+
+
+rule mdad:
+    """Every output of the study (also part of `all` when `studies` lists it)."""
+    input:
+        STUDY_OUTPUTS["mdad"],
+
+
+rule mdad_run:
+    """Every trial of one selector at one source count, at every micro-benchmark size."""
+    input:
+        **dataset_tables("{dataset}"),
+    output:
+        estimates=MDAD_RUNS,
+        timing=MDAD_TIMING,
+    wildcard_constraints:
+        dataset=names_regex(MDAD["datasets"]),
+        method=names_regex(MDAD_PLAN.methods),
+        n_source=r"\d+",
+    params:
+        seed=config["seed"],
+        trials=MDAD["trials"],
+        n_targets=MDAD["n_targets"],
+        min_accuracy=MDAD["min_accuracy"],
+        dedupe_models=MDAD["dedupe_models"],
+        # only this selector's parameters: changing another selector does not rerun this job
+        method_params=lambda w: MDAD_PLAN.methods[w.method],
+        sizes=lambda w: list(MDAD_PLAN.cell(w.dataset, w.method, w.n_source).sizes),
+    group: MDAD_RUN_GROUP
+    resources:
+        **JOB_RESOURCES.of("mdad_run"),
+    log:
+        "logs/mdad/run/{dataset}/{method}/n_source={n_source}.log",
+    benchmark:
+        "benchmarks/mdad/run/{dataset}/{method}/n_source={n_source}.tsv"
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/mdad/run.py"
+
+
+rule mdad_tables:
+    """MDAD with its intervals, agreement curves, estimation error and tau, paper vs ours."""
+    input:
+        runs=MDAD_PLAN.run_files(),
+        paper=[f for files in MDAD_PAPER.values() for f in files.values()],
+    output:
+        **{name: report(path, caption="../report/mdad/tables.rst", category="MDAD", subcategory="Tables")
+           for name, path in MDAD_TABLES.items()},
+    params:
+        seed=config["seed"],
+        cells=[(c.dataset, c.method, c.n_source) for c in MDAD_PLAN.cells],
+        agreement=MDAD["agreement"],
+        tolerance=MDAD["tolerance"],
+        paper_files=MDAD_PAPER,
+    group: MDAD_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("mdad_tables"),
+    log:
+        "logs/mdad/tables.log",
+    benchmark:
+        "benchmarks/mdad/tables.tsv"
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/mdad/tables.py"
