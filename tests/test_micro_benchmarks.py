@@ -83,3 +83,41 @@ def test_tinybenchmarks_is_the_irt_core_set_weighted_mean():
     assert tiny.weights_.sum() == pytest.approx(1.0)
     target = _scores(6, 60, 6)
     assert np.allclose(tiny.estimate(Oracle(target, 8), None), target[:, tiny.anchors_] @ tiny.weights_)
+
+
+def test_monomial_order_is_graded_by_the_largest_exponent():
+    from benchcast.methods.micro_benchmarks import monomial_order
+
+    assert monomial_order(5, 2).tolist() == [[0, 0], [0, 1], [1, 0], [1, 1], [0, 2]]
+    order = monomial_order(200, 4)  # layers 0..3: 1 + 15 + 65 + 175 tuples, the first 200 kept
+    assert len(order) == 200 and len({tuple(t) for t in order}) == 200
+    assert order.max(axis=1).tolist() == sorted(order.max(axis=1).tolist())
+
+
+def test_projection_dpp_inclusion_frequencies_match_the_kernel_diagonal():
+    from benchcast.methods.micro_benchmarks import sample_projection_dpp
+
+    rng = np.random.default_rng(0)
+    basis = np.linalg.qr(rng.standard_normal((25, 4)))[0]
+    diagonal = (basis**2).sum(axis=1)
+    draws = 3000
+    counts = np.zeros(25)
+    for _ in range(draws):
+        picked = sample_projection_dpp(basis, rng)
+        assert len(set(picked)) == 4
+        counts[picked] += 1
+    se = np.sqrt(diagonal * (1 - diagonal) / draws)
+    assert np.all(np.abs(counts / draws - diagonal) < 4.5 * se + 1e-3)
+
+
+def test_dpp_picks_exactly_k_items_and_keeps_all_when_trimming_leaves_too_few():
+    source = _scores(30, 80, 8)
+    for k in (3, 20, 70):
+        m = make_method("dpp").fit(source, k, np.random.default_rng(k))
+        assert len(m.coreset_) == k == len(set(m.coreset_))
+    # trimming 20% tails of 4 components leaves fewer than 70 of 80 items: none is trimmed then
+    m = make_method("dpp", {"trim": 0.2}).fit(source, 70, np.random.default_rng(0))
+    assert len(set(m.coreset_)) == 70
+    assert len(set(make_method("dpp", {"trim": 0.2}).fit(source, 20, np.random.default_rng(0)).coreset_)) == 20
+    target = _scores(4, 80, 9)
+    assert np.allclose(m.estimate(Oracle(target, 70), None), target[:, m.coreset_].mean(axis=1))

@@ -8,11 +8,15 @@
   mean source confidence, proportional allocation, Horvitz-Thompson estimate.
 - ``tinybenchmarks`` -- tinyBenchmarks' IRT anchors (the P-IRT/GP-IRT core set) with their
   cluster-share weighted mean and no IRT correction.
+- ``dpp`` -- Diversity: a projection DPP on orthogonal polynomials of the items' embedding
+  (Bardenet et al.'s discrete multivariate OPE, the code's ``DPPcoresets``), plain mean.
 
 Methods that read subtasks take ``fit(..., groups=)``: one label per item (None: one group).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -137,3 +141,77 @@ class TinyBenchmarks(_IRTMethod):
 
     def estimate(self, oracle, rng):
         return self._query(oracle) @ self.weights_
+
+
+def monomial_order(k: int, dims: int) -> np.ndarray:
+    """The first ``k`` exponent tuples of ``dims`` variables, graded by their largest exponent:
+    layer ``j = 0, 1, ..., floor(k ** (1/dims))`` holds the tuples of ``itertools.product(range(j+1),
+    repeat=dims)`` that contain ``j``, in lexicographic order (the released code's
+    ``compute_ordering``). ``(k, dims)`` ints."""
+    top = int(np.floor(k ** (1.0 / dims) + 1e-9))
+    out = [t for j in range(top + 1) for t in itertools.product(range(j + 1), repeat=dims) if j in t]
+    return np.array(out[:k], dtype=np.int64).reshape(-1, dims)
+
+
+def sample_projection_dpp(basis: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Exactly ``k`` distinct rows of the projection DPP with kernel ``basis @ basis.T`` (``basis``:
+    ``(n, k)`` with orthonormal columns), by the chain rule: pick a row with probability
+    proportional to its remaining squared norm, project every row onto the orthogonal complement of
+    the picked row, repeat (Hough et al. 2006, Alg. 18; dppy's ``sample_exact``). Item ``i``'s
+    inclusion probability is ``K_ii = ||basis_i||^2``."""
+    v = np.array(basis, dtype=np.float64, copy=True)
+    n, k = v.shape
+    picked = np.empty(k, dtype=np.int64)
+    for t in range(k):
+        mass = np.maximum(np.einsum("ij,ij->i", v, v), 0.0)
+        mass[picked[:t]] = 0.0
+        i = int(rng.choice(n, p=mass / mass.sum()))
+        picked[t] = i
+        direction = v[i] / np.sqrt(mass[i])
+        v -= np.outer(v @ direction, direction)
+    return picked
+
+
+@register("dpp")
+class DiversityDPP(Method):
+    """Diversity (the MDAD paper's DPP selector; the released code's ``dpp_selection``).
+
+    1. The items embedded by the source models' confidences in the right answer (0/1 answers
+       here), projected on their first ``dims`` (4) principal components (scikit-learn PCA; the
+       code's randomized solver approximates the same components).
+    2. Items outside the ``trim``-``(1 - trim)`` quantiles (1%-99%) in any component dropped --
+       unless fewer than ``k`` would remain, then none (ours: the code's behaviour is undefined).
+    3. Each component rescaled to ``[-0.99, 0.99]``; the first ``k`` graded monomials
+       (:func:`monomial_order`) evaluated at the items, orthonormalised by QR; ``k`` items drawn
+       from the projection DPP of that basis (:func:`sample_projection_dpp`).
+    4. The plain mean of the picked items (the code computes OPE weights and ignores them).
+    """
+
+    def __init__(self, dims: int = 4, trim: float = 0.01):
+        self.dims, self.trim = int(dims), float(trim)
+
+    def params(self):
+        return {"dims": self.dims, "trim": self.trim}
+
+    def fit(self, source, budget, rng):
+        from sklearn.decomposition import PCA
+
+        check_budget(source, budget)
+        x = np.asarray(source, dtype=np.float64).T
+        n_comp = min(self.dims, *x.shape)
+        z = PCA(n_components=n_comp, svd_solver="full").fit_transform(x)
+        low, high = np.quantile(z, self.trim, axis=0), np.quantile(z, 1 - self.trim, axis=0)
+        kept = np.flatnonzero(((z >= low) & (z <= high)).all(axis=1))
+        if len(kept) < budget:
+            kept = np.arange(len(z))
+        z = z[kept]
+        span = z.max(axis=0) - z.min(axis=0)
+        z = 0.99 * (2 * (z - z.min(axis=0)) / np.where(span > 0, span, 1.0) - 1)
+        powers = monomial_order(budget, n_comp)
+        design = np.prod(z[:, None, :] ** powers[None, :, :], axis=2)
+        basis = np.linalg.qr(design, mode="reduced")[0]
+        self.coreset_ = kept[sample_projection_dpp(basis, rng)]
+        return self
+
+    def estimate(self, oracle, rng):
+        return oracle.query(self.coreset_).mean(axis=1)
