@@ -1,4 +1,5 @@
-"""Command line: ``benchcast complete`` -- BenchPress predictions for a new model.
+"""Command line: ``benchcast complete`` -- BenchPress predictions for a new model; ``benchcast plan``
+-- how many items a micro-benchmark needs (:mod:`benchcast.plan_cli`).
 
 ::
 
@@ -29,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchcast import plan_cli
 from benchcast.errors import BenchcastError, DataError
 from benchcast.studies.benchpress import settings as benchpress
 
@@ -311,9 +313,11 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--data", default=DEFAULT_DATA, help=f"ingested BenchPress tables (default {DEFAULT_DATA})")
     b.add_argument("--grep", help="only rows containing this text (case-insensitive)")
     b.add_argument("--out", help="also write the list as CSV here")
+    plan_cli.add_parser(sub)
     args = parser.parse_args(argv)
+    commands = {"complete": _complete, "benchmarks": _benchmarks, "plan": plan_cli.run}
     try:
-        return _complete(args) if args.command == "complete" else _benchmarks(args)
+        return commands[args.command](args)
     except BenchcastError as exc:
         print(f"benchcast: error: {exc}", file=sys.stderr)
         return 2
