@@ -52,6 +52,13 @@ def make_workdir(root: Path) -> Path:
             "Kendall tau correlation against unseen accuracies": [0.2, 0.2],
         }
     ).to_csv(raw / "estimation.csv")
+    pd.DataFrame(
+        {
+            "benchmark": ["GPQA", "BBH"],
+            "method": ["random_sampling", "random_sampling"],
+            "seconds_per_trial": [0.8, 3.8],
+        }
+    ).to_csv(root / "runtime.csv", index=False)
     catalog = {
         "sources": {"mb": {"repository": "example/mb", "commit": "0" * 40}},
         "url_template": "https://example.invalid/{repository}/{commit}/{path}",
@@ -97,6 +104,8 @@ def make_workdir(root: Path) -> Path:
                 {"name": "tinybenchmarks", "params": {"irt": {"dims": 2}}},
             ],
             "agreement": {"n_boot": 50},
+            "table3": {"methods": ["random_sampling"], "sizes": [5], "trials": [2, 4]},
+            "paper_runtime": "runtime.csv",
         },
     }
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
@@ -136,6 +145,11 @@ def test_tables_and_the_paper_comparison(finished):
     row = pvo[(pvo.table == "error") & (pvo.split == "seen")].iloc[0]
     assert row.paper == pytest.approx(15.0)  # the mean of the published trials, in points
     assert pd.read_csv(tables / "acceptance_summary.csv").cells.sum() == 6
+    table2 = pd.read_csv(tables / "table2.csv")
+    assert len(table2) == 4 * 2 and (table2.seconds_per_trial > 0).all() and "paper_GPQA" in table2.columns
+    table3 = pd.read_csv(tables / "table3.csv")
+    assert table3[["n_source", "k", "trials"]].values.tolist() == [[20, 5, 2], [20, 5, 4]]  # largest source count
+    assert (table3.half_width >= 0).all()
     for method in ("random_sampling", "stratified_confidence", "tinybenchmarks", "random_subtask_equal"):
         run = pd.read_parquet(finished / "results" / "runs" / "mdad" / "toy" / method / "n_source=20.parquet")
         assert (run.items_queried <= run.k).all() and (run.n_seen == 30).all()
@@ -146,8 +160,8 @@ def test_byte_identical_on_one_core(finished, tmp_path):
     snakemake(again, "mdad", "--cores", "1", "--quiet")
     for sub in ("results/tables/mdad", "results/runs/mdad/toy/tinybenchmarks"):
         a, b = finished / sub, again / sub
-        names = sorted(p.name for p in a.iterdir())
-        assert names and names == sorted(p.name for p in b.iterdir())
+        names = sorted(p.name for p in a.iterdir() if p.name != "table2.csv")  # table2: measured seconds
+        assert names and names == sorted(p.name for p in b.iterdir() if p.name != "table2.csv")
         _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
         assert not mismatch and not errors, (sub, mismatch, errors)
 

@@ -27,6 +27,8 @@ STUDY_INDEX["mdad"] = {
     "sections": [
         ["Eqs. 4-5: MDAD and agreement per selector, source count and size", [MDAD_TABLES["mdad"], MDAD_TABLES["agreement"]]],
         ["Figure 4: estimation error and Kendall's tau", [MDAD_TABLES["estimation"]]],
+        ["Table 2: seconds per trial (ours next to the paper's)", [MDAD_TABLES["table2"]]],
+        ["Table 3: MDAD against the number of trials", [MDAD_TABLES["table3"]]],
     ],
 }
 
@@ -74,7 +76,9 @@ rule mdad_tables:
     """MDAD with its intervals, agreement curves, estimation error and tau, paper vs ours."""
     input:
         runs=MDAD_PLAN.run_files(),
+        timing=MDAD_PLAN.run_files(MDAD_TIMING),
         paper=[f for files in MDAD_PAPER.values() for f in files.values()],
+        paper_runtime=MDAD["paper_runtime"],
     output:
         **{name: report(path, caption="../report/mdad/tables.rst", category="MDAD", subcategory="Tables")
            for name, path in MDAD_TABLES.items()},
@@ -83,6 +87,7 @@ rule mdad_tables:
         cells=[(c.dataset, c.method, c.n_source) for c in MDAD_PLAN.cells],
         agreement=MDAD["agreement"],
         tolerance=MDAD["tolerance"],
+        table3=MDAD["table3"],
         paper_files=MDAD_PAPER,
     group: MDAD_REPORT_GROUP
     resources:

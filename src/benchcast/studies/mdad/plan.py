@@ -80,7 +80,7 @@ class Plan:
         return [pattern.format(dataset=c.dataset, method=c.method, n_source=c.n_source) for c in self.cells]
 
     def tables(self) -> dict[str, str]:
-        names = ["mdad", "agreement", "estimation", "paper_vs_ours", "acceptance_summary"]
+        names = ["mdad", "agreement", "estimation", "table2", "table3", "paper_vs_ours", "acceptance_summary"]
         return {name: f"{TABLES}/{name}.csv" for name in names}
 
     def final_outputs(self) -> list[str]:
