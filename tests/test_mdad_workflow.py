@@ -106,6 +106,7 @@ def make_workdir(root: Path) -> Path:
             "agreement": {"n_boot": 50},
             "table3": {"methods": ["random_sampling"], "sizes": [5], "trials": [2, 4]},
             "paper_runtime": "runtime.csv",
+            "figures": {"curve_sizes": [5, 12], "source_models_k": 5},
         },
     }
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
@@ -147,6 +148,8 @@ def test_tables_and_the_paper_comparison(finished):
     assert pd.read_csv(tables / "acceptance_summary.csv").cells.sum() == 6
     table2 = pd.read_csv(tables / "table2.csv")
     assert len(table2) == 4 * 2 and (table2.seconds_per_trial > 0).all() and "paper_GPQA" in table2.columns
+    for name in ("figure3", "figure4", "figure6", "figure13"):
+        assert (finished / "results" / "figures" / "mdad" / f"{name}.png").stat().st_size > 10_000
     table3 = pd.read_csv(tables / "table3.csv")
     assert table3[["n_source", "k", "trials"]].values.tolist() == [[20, 5, 2], [20, 5, 4]]  # largest source count
     assert (table3.half_width >= 0).all()

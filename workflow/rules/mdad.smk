@@ -10,6 +10,7 @@ from benchcast.studies.mdad.plan import (  # noqa: E402
 MDAD = study_config("mdad")
 MDAD_PLAN = MDADPlan(MDAD, CATALOG)
 MDAD_TABLES = MDAD_PLAN.tables()
+MDAD_FIGURES = MDAD_PLAN.figures()
 # the paper's published results of a dataset: the catalog entry's paper_* files
 MDAD_PAPER = {
     d: {kind: catalog_file(d, f"paper_{kind}", "mdad tables") for kind in ("mdad", "estimation")}
@@ -27,6 +28,10 @@ STUDY_INDEX["mdad"] = {
     "sections": [
         ["Eqs. 4-5: MDAD and agreement per selector, source count and size", [MDAD_TABLES["mdad"], MDAD_TABLES["agreement"]]],
         ["Figure 4: estimation error and Kendall's tau", [MDAD_TABLES["estimation"]]],
+        ["Figures 3, 9: agreement curves and MDAD against size", [MDAD_FIGURES["figure3"]]],
+        ["Figure 4: error, tau and MDAD rows", [MDAD_FIGURES["figure4"]]],
+        ["Figures 6, 12: seen vs held-out half", [MDAD_FIGURES["figure6"]]],
+        ["Figure 13: number of source models", [MDAD_FIGURES["figure13"]]],
         ["Table 2: seconds per trial (ours next to the paper's)", [MDAD_TABLES["table2"]]],
         ["Table 3: MDAD against the number of trials", [MDAD_TABLES["table3"]]],
     ],
@@ -100,3 +105,25 @@ rule mdad_tables:
         BENCHCAST_ENV
     script:
         "../scripts/mdad/tables.py"
+
+
+rule mdad_figures:
+    """Figures 3/9, 4, 6/12 and 13 from the tables."""
+    input:
+        mdad=MDAD_TABLES["mdad"],
+        agreement=MDAD_TABLES["agreement"],
+        estimation=MDAD_TABLES["estimation"],
+    output:
+        **{name: report(path, caption="../report/mdad/figures.rst", category="MDAD", subcategory="Figures")
+           for name, path in MDAD_FIGURES.items()},
+    params:
+        figures=MDAD["figures"],
+    group: MDAD_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("mdad_figures"),
+    log:
+        "logs/mdad/figures.log",
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/mdad/figures.py"

@@ -19,6 +19,7 @@ from benchcast.methods import REGISTRY
 RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 TIMING = "results/timing/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 TABLES = "results/tables/mdad"
+FIGURES = "results/figures/mdad"
 #: MDAD run jobs take seconds (IRT methods a minute or more); SLURM bundles them
 RUN_GROUP = "mdad_runs"
 REPORT_GROUP = "mdad_report"
@@ -83,5 +84,8 @@ class Plan:
         names = ["mdad", "agreement", "estimation", "table2", "table3", "paper_vs_ours", "acceptance_summary"]
         return {name: f"{TABLES}/{name}.csv" for name in names}
 
+    def figures(self) -> dict[str, str]:
+        return {name: f"{FIGURES}/{name}.png" for name in ("figure3", "figure4", "figure6", "figure13")}
+
     def final_outputs(self) -> list[str]:
-        return list(self.tables().values())
+        return [*self.tables().values(), *self.figures().values()]
