@@ -1,0 +1,45 @@
+"""The MDAD study's plan: which cells run, and config errors before any job."""
+
+import pytest
+
+from benchcast.data.catalog import load_catalog
+from benchcast.errors import ConfigError
+from benchcast.studies.mdad.plan import Plan
+
+CATALOG = load_catalog("config/catalog.yaml")
+
+
+def config(**overrides):
+    base = {
+        "datasets": ["mdad_gpqa", "musr"],
+        "n_targets": 50,
+        "n_sources": [10, 300, 400],
+        "sizes": {"default": [10, 250, 500], "mdad_gpqa": [10, 200, 250]},
+        "methods": [{"name": "random_sampling"}, {"name": "tinybenchmarks", "params": {"irt": {"dims": 2}}}],
+    }
+    return {**base, **overrides}
+
+
+def test_cells_keep_sizes_below_the_seen_half_and_sources_beside_the_targets():
+    plan = Plan(config(), CATALOG)
+    gpqa = plan.cell("mdad_gpqa", "random_sampling", 300)
+    assert gpqa.sizes == (10, 200)  # 250 is not below GPQA's 224-item seen half
+    assert plan.cell("musr", "tinybenchmarks", 10).sizes == (10, 250)  # MuSR's seen half: 378 items
+    assert {c.n_source for c in plan.cells} == {10, 300}  # 400 + 50 targets > 420 / 448 models
+    assert plan.methods["tinybenchmarks"] == {"irt": {"dims": 2}}
+    assert len(plan.run_files()) == 2 * 2 * 2
+    assert plan.run_files()[0] == "results/runs/mdad/mdad_gpqa/random_sampling/n_source=10.parquet"
+
+
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        ({"methods": [{"name": "nope"}]}, "unknown method 'nope'"),
+        ({"methods": [{"name": "dpp"}, {"name": "dpp"}]}, "listed twice"),
+        ({"sizes": {"default": [500]}, "datasets": ["mdad_gpqa"]}, "leaves no size"),
+        ({"n_sources": [400]}, "leaves no size below its seen half or no source count"),
+    ],
+)
+def test_config_errors(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        Plan(config(**overrides), CATALOG)
