@@ -3,7 +3,10 @@
 import numpy as np
 import pandas as pd
 import pytest
+from test_harness import FAST
+from threadpoolctl import threadpool_limits
 
+from benchcast.methods import REGISTRY
 from benchcast.studies.mdad.protocol import draw_trial, halves, run_cell, trial_metrics
 
 
@@ -64,3 +67,26 @@ def test_trial_metrics_known_answer():
     assert m.loc["seen", "error"] == pytest.approx((0.1 + 0.1 + 0.0) / 3)
     assert m.loc["seen", "tau"] == pytest.approx(1.0)
     assert m.loc["unseen", "tau"] == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize("method", sorted(REGISTRY))
+def test_every_registry_method_runs_in_the_protocol_within_budget(method):
+    """The cross-paper use (issue: MDAD for every item-level method): any registry method is a selector."""
+
+    rng = np.random.default_rng(2)
+    scores = (rng.random((70, 60)) < rng.uniform(0.2, 0.8, (70, 1))).astype(float)
+    subtasks = np.repeat(["x", "y", "z"], 20)
+    params = {
+        **FAST.get(method, {}),
+        **({"irt": {"dims": 2}} if method in ("p_irt", "gp_irt", "tinybenchmarks") else {}),
+    }
+    with threadpool_limits(1):
+        est, _ = run_cell(
+            scores, subtasks, method, params, n_source=15, sizes=[6, 12], trials=2, base_seed=0, n_targets=20
+        )
+        again, _ = run_cell(
+            scores, subtasks, method, params, n_source=15, sizes=[6, 12], trials=2, base_seed=0, n_targets=20
+        )
+    assert (est.items_queried <= est.k).all() and np.isfinite(est.estimate).all()
+    assert len(est) == 2 * 2 * 20
+    pd.testing.assert_frame_equal(est, again)
