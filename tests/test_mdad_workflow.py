@@ -108,6 +108,12 @@ def make_workdir(root: Path) -> Path:
             "table3": {"methods": ["random_sampling"], "sizes": [5], "trials": [2, 4]},
             "paper_runtime": "runtime.csv",
             "figures": {"curve_sizes": [5, 12], "source_models_k": 5},
+            # models m1, m10-m19 as fixed targets (the toy catalog has no params_b metadata)
+            "same_size": {
+                "n_source": 300,
+                "sizes": [5, 12],
+                "groups": {"ones": {"datasets": ["toy"], "name_regex": "m1"}},
+            },
         },
     }
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
@@ -151,6 +157,12 @@ def test_tables_and_the_paper_comparison(finished):
     assert len(table2) == 4 * 2 and (table2.seconds_per_trial > 0).all() and "paper_GPQA" in table2.columns
     for name in ("figure3", "figure4", "figure6", "figure13"):
         assert (finished / "results" / "figures" / "mdad" / f"{name}.png").stat().st_size > 10_000
+    same = pd.read_csv(tables / "same_size.csv")
+    assert (same.models == 11).all() and len(same) == 4 * 2 and same.share_below.between(0, 1).all()
+    assert (finished / "results" / "figures" / "mdad" / "figure5.png").stat().st_size > 10_000
+    run = pd.read_parquet(finished / "results" / "runs" / "mdad_same_size" / "toy" / "ones" / "random_sampling.parquet")
+    assert set(run.model_id) == {"org__m1", *(f"org__m{i}" for i in range(10, 20))}  # the same targets in every trial
+    assert run.groupby("trial").size().eq(11 * 2).all()
     table3 = pd.read_csv(tables / "table3.csv")
     assert table3[["n_source", "k", "trials"]].values.tolist() == [[20, 5, 2], [20, 5, 4]]  # largest source count
     assert (table3.half_width >= 0).all()

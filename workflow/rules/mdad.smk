@@ -3,7 +3,8 @@
 # The jobs come from benchcast.studies.mdad.plan.
 
 from benchcast.studies.mdad.plan import (  # noqa: E402
-    REPORT_GROUP as MDAD_REPORT_GROUP, RUN_GROUP as MDAD_RUN_GROUP, RUNS as MDAD_RUNS, TIMING as MDAD_TIMING,
+    REPORT_GROUP as MDAD_REPORT_GROUP, RUN_GROUP as MDAD_RUN_GROUP, RUNS as MDAD_RUNS,
+    SAME_SIZE_RUNS as MDAD_SAME_SIZE_RUNS, TIMING as MDAD_TIMING,
     Plan as MDADPlan,
 )
 
@@ -11,6 +12,7 @@ MDAD = study_config("mdad")
 MDAD_PLAN = MDADPlan(MDAD, CATALOG)
 MDAD_TABLES = MDAD_PLAN.tables()
 MDAD_FIGURES = MDAD_PLAN.figures()
+MDAD_SAME_SIZE = MDAD_PLAN.same_size_outputs()
 # the paper's published results of a dataset: the catalog entry's paper_* files
 MDAD_PAPER = {
     d: {kind: catalog_file(d, f"paper_{kind}", "mdad tables") for kind in ("mdad", "estimation")}
@@ -127,3 +129,58 @@ rule mdad_figures:
         BENCHCAST_ENV
     script:
         "../scripts/mdad/figures.py"
+
+
+rule mdad_same_size_run:
+    """Every trial of one selector with a fixed group of target models (Section 5.3)."""
+    input:
+        **dataset_tables("{dataset}"),
+    output:
+        MDAD_SAME_SIZE_RUNS,
+    wildcard_constraints:
+        dataset=names_regex(MDAD["datasets"]),
+        group=names_regex(MDAD["same_size"]["groups"]),
+        method=names_regex(MDAD_PLAN.methods),
+    params:
+        seed=config["seed"],
+        trials=MDAD["trials"],
+        min_accuracy=MDAD["min_accuracy"],
+        group=lambda w: MDAD["same_size"]["groups"][w.group],
+        n_source=MDAD["same_size"]["n_source"],
+        sizes=MDAD["same_size"]["sizes"],
+        method_params=lambda w: MDAD_PLAN.methods[w.method],
+    group: MDAD_RUN_GROUP
+    resources:
+        **JOB_RESOURCES.of("mdad_run"),
+    log:
+        "logs/mdad/same_size/{dataset}/{group}/{method}.log",
+    benchmark:
+        "benchmarks/mdad/same_size/{dataset}/{group}/{method}.tsv"
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/mdad/same_size_run.py"
+
+
+rule mdad_same_size:
+    """Figure 5 / Appendix L: MDAD of each group and the share of its pairs below it."""
+    input:
+        runs=[MDAD_SAME_SIZE_RUNS.format(dataset=d, group=g, method=m) for d, g, m in MDAD_PLAN.same_size_cells()],
+    output:
+        table=report(MDAD_SAME_SIZE.get("table", "results/tables/mdad/same_size.csv"), caption="../report/mdad/tables.rst",
+                     category="MDAD", subcategory="Tables"),
+        figure=report(MDAD_SAME_SIZE.get("figure", "results/figures/mdad/figure5.png"),
+                      caption="../report/mdad/figures.rst", category="MDAD", subcategory="Figures"),
+    params:
+        seed=config["seed"],
+        cells=MDAD_PLAN.same_size_cells(),
+        agreement=MDAD["agreement"],
+    group: MDAD_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("mdad_tables"),
+    log:
+        "logs/mdad/same_size.log",
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/mdad/same_size.py"

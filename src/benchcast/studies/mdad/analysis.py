@@ -223,3 +223,43 @@ def trials_table(
                 }
             )
     return rows
+
+
+def same_size_rows(
+    estimates: pd.DataFrame,
+    accuracy: np.ndarray,
+    dataset: str,
+    group: str,
+    method: str,
+    settings: Mapping,
+    base_seed: int,
+) -> list[dict]:
+    """Section 5.3 / Appendix L: MDAD (seen half) of a fixed group of target models, and the share
+    of the group's pairs whose full-benchmark accuracy difference is below it -- the comparisons the
+    micro-benchmark is not likely to preserve. ``accuracy``: the group's full-benchmark accuracies."""
+    binning = Binning(settings["resolution"], settings["centred"], settings["arithmetic"])
+    common = {"threshold": settings["threshold"], "binning": binning, "sentinel": settings["sentinel"]}
+    a, b = np.triu_indices(len(accuracy), k=1)
+    gaps = 100 * np.abs(accuracy[a] - accuracy[b])
+    rows = []
+    for k, at_k in estimates.groupby("k", sort=True):
+        counts = cell_counts(at_k, "seen", binning)
+        stream = f"mdad:bootstrap:same_size:{dataset}:{group}:{method}:{k}"
+        interval = pair_bootstrap_interval(
+            counts, seeding.rng(base_seed, 0, stream), **common, n_boot=settings["n_boot"], level=settings["level"]
+        )
+        rows.append(
+            {
+                "dataset": dataset,
+                "group": group,
+                "models": len(accuracy),
+                "method": method,
+                "k": int(k),
+                "mdad": interval.mdad,
+                "mdad_lower": interval.lower,
+                "mdad_upper": interval.upper,
+                "share_below": float(np.mean(gaps < interval.mdad)),
+                "trials": int(at_k["trial"].nunique()),
+            }
+        )
+    return rows

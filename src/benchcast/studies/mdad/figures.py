@@ -106,3 +106,24 @@ def source_models(mdad: pd.DataFrame, k: int, path: str) -> None:
         ax.set(title=f"{dataset}, k = {k}", xlabel="source models", ylabel="MDAD (points)")
     axes[0][0].legend(fontsize=7)
     _save(fig, path)
+
+
+def same_size(table: pd.DataFrame, gaps: dict[tuple[str, str], np.ndarray], path: str) -> None:
+    """Figure 5 / Appendix L: per (dataset, group) the group's pairwise accuracy differences (left)
+    and MDAD against size (right), with the share of pairs below each MDAD in the legend's place."""
+    keys = sorted(gaps) or [("(none)", "(none)")]
+    fig, axes = plt.subplots(len(keys), 2, figsize=(9, 3.2 * len(keys)), squeeze=False)
+    for (left, right), key in zip(axes, keys):
+        if key in gaps:
+            left.hist(gaps[key], bins=np.arange(0, max(gaps[key].max(), 1) + 1, 1.0), color="C0")
+        left.set(
+            title=f"{key[0]} {key[1]}: pairwise differences", xlabel="accuracy difference (points)", ylabel="pairs"
+        )
+        t = table[(table.dataset == key[0]) & (table.group == key[1])]
+        for method, g in t.groupby("method", sort=False):
+            right.plot(g.k, g.mdad, marker="o", ms=3, lw=1, label=_label(method))
+        right.set(
+            xscale="log", title="MDAD of these target models", xlabel="micro-benchmark size k", ylabel="MDAD (points)"
+        )
+        right.legend(fontsize=6)
+    _save(fig, path)

@@ -18,6 +18,8 @@ from benchcast.methods import REGISTRY
 
 RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 TIMING = "results/timing/mdad/{dataset}/{method}/n_source={n_source}.parquet"
+#: Section 5.3 / Appendix L: a fixed group of target models (e.g. 8B instruction-tuned) per dataset
+SAME_SIZE_RUNS = "results/runs/mdad_same_size/{dataset}/{group}/{method}.parquet"
 TABLES = "results/tables/mdad"
 FIGURES = "results/figures/mdad"
 #: MDAD run jobs take seconds (IRT methods a minute or more); SLURM bundles them
@@ -70,6 +72,12 @@ class Plan:
             for method in self.methods:
                 for n_source in sources:
                     self.cells.append(Cell(spec.name, method, n_source, sizes))
+        for group, spec in cfg["same_size"]["groups"].items():
+            for dataset in spec["datasets"]:
+                if dataset not in cfg["datasets"]:
+                    raise ConfigError(
+                        f"config mdad.same_size.groups.{group}: dataset '{dataset}' is not in mdad.datasets. Fix: add it"
+                    )
 
     def cell(self, dataset: str, method: str, n_source: int) -> Cell:
         for c in self.cells:
@@ -87,5 +95,15 @@ class Plan:
     def figures(self) -> dict[str, str]:
         return {name: f"{FIGURES}/{name}.png" for name in ("figure3", "figure4", "figure6", "figure13")}
 
+    def same_size_cells(self) -> list[tuple[str, str, str]]:
+        """(dataset, group, method) of every same-size run (config ``same_size.groups``)."""
+        groups = self.config["same_size"]["groups"]
+        return [(d, g, m) for g, spec in groups.items() for d in spec["datasets"] for m in self.methods]
+
+    def same_size_outputs(self) -> dict[str, str]:
+        if not self.same_size_cells():
+            return {}
+        return {"table": f"{TABLES}/same_size.csv", "figure": f"{FIGURES}/figure5.png"}
+
     def final_outputs(self) -> list[str]:
-        return [*self.tables().values(), *self.figures().values()]
+        return [*self.tables().values(), *self.figures().values(), *self.same_size_outputs().values()]

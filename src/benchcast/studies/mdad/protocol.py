@@ -56,6 +56,23 @@ def distinct_models(scores: np.ndarray) -> np.ndarray:
     return np.sort(first)
 
 
+def select_models(
+    models: pd.DataFrame, params_b: tuple[float, float] | None = None, name_regex: str | None = None
+) -> np.ndarray:
+    """Positions (rows of ``models``, e.g. a matrix's models in order) of the models whose
+    ``params_b`` (billions of parameters, sloth's metadata) lies in ``[lo, hi]`` and whose id matches
+    ``name_regex`` -- e.g. the paper's 8B instruction-tuned models (Section 5.3)."""
+    keep = np.ones(len(models), dtype=bool)
+    if params_b is not None:
+        if "params_b" not in models.columns:
+            raise ValueError("the dataset has no params_b metadata (catalog files.metadata); fix: drop params_b")
+        size = pd.to_numeric(models["params_b"], errors="coerce").to_numpy()
+        keep &= (size >= params_b[0]) & (size <= params_b[1])
+    if name_regex:
+        keep &= models["model_id"].astype(str).str.contains(name_regex, regex=True).to_numpy()
+    return np.flatnonzero(keep)
+
+
 def halves(subtasks: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Each subtask's items shuffled and halved (seen: the first ``floor(n/2)``), in the order the
     subtasks first appear."""
@@ -69,12 +86,27 @@ def halves(subtasks: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, 
     return np.concatenate(seen), np.concatenate(unseen)
 
 
-def draw_trial(n_models: int, subtasks: np.ndarray, n_source: int, n_targets: int, trial: int, base_seed: int) -> Trial:
-    """One trial of the protocol (module docstring)."""
+def draw_trial(
+    n_models: int,
+    subtasks: np.ndarray,
+    n_source: int,
+    n_targets: int,
+    trial: int,
+    base_seed: int,
+    fixed_targets: np.ndarray | None = None,
+) -> Trial:
+    """One trial of the protocol (module docstring). ``fixed_targets`` (model indices) replaces the
+    random draw of the targets -- the released code's ``--fixed_target_models`` (Section 5.3: same-size
+    models); the sources are still drawn from the other models."""
+    if fixed_targets is not None:
+        n_targets = len(fixed_targets)
     if n_targets + n_source > n_models:
         raise ValueError(f"{n_targets} targets + {n_source} sources exceed the {n_models} models; fix: lower n_source")
     rng = seeding.rng(base_seed, trial, f"mdad:models:{n_source}")
-    targets = rng.choice(n_models, size=n_targets, replace=False)
+    if fixed_targets is None:
+        targets = rng.choice(n_models, size=n_targets, replace=False)
+    else:
+        targets = np.asarray(fixed_targets, dtype=np.int64)
     rest = np.setdiff1d(np.arange(n_models), targets)
     sources = rng.choice(rest, size=n_source, replace=False)
     seen, unseen = halves(subtasks, seeding.rng(base_seed, trial, f"mdad:halves:{n_source}"))
@@ -91,9 +123,10 @@ def run_cell(
     trials: int,
     base_seed: int,
     n_targets: int = 50,
+    fixed_targets: np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run ``method`` at every size ``k`` of ``sizes`` on ``trials`` trials with ``n_source``
-    sources. An IRT method's fit is made once per trial and serves every size (as the released
+    sources (``fixed_targets``: the same target models in every trial, :func:`draw_trial`). An IRT method's fit is made once per trial and serves every size (as the released
     code's tinyBenchmarks); methods that read subtasks get the seen items' subtasks.
 
     Returns ``(estimates, timing)``: per trial, size and target ``trial, k, model_idx, estimate,
@@ -103,7 +136,7 @@ def run_cell(
     """
     frames, timing = [], []
     for t in range(trials):
-        tr = draw_trial(scores.shape[0], subtasks, n_source, n_targets, t, base_seed)
+        tr = draw_trial(scores.shape[0], subtasks, n_source, n_targets, t, base_seed, fixed_targets)
         source = scores[np.ix_(tr.sources, tr.seen)]
         target_seen = scores[np.ix_(tr.targets, tr.seen)]
         seen_correct = target_seen.sum(axis=1).round().astype(np.int32)
