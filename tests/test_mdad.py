@@ -9,6 +9,7 @@ import pytest
 from benchcast.mdad import (
     BinCounts,
     Binning,
+    Criterion,
     agreement_table,
     bin_counts,
     mdad,
@@ -90,9 +91,9 @@ def test_matches_a_direct_transcription_of_the_codes_loop():
 def test_mdad_first_bin_reaching_threshold_not_monotone():
     counts = counts_from({0: (5, 10), 1: (9, 10), 2: (7, 10), 3: (17, 20)})
     assert mdad(counts) == 0.5  # bin 1 (0.5 points) first reaches 0.8, although bin 2 dips below
-    assert mdad(counts, threshold=0.85) == 0.5
-    assert mdad(counts, threshold=0.9) == 0.5
-    assert mdad(counts, threshold=0.95) == 50.0  # none reaches it: the sentinel
+    assert mdad(counts, Criterion(threshold=0.85)) == 0.5
+    assert mdad(counts, Criterion(threshold=0.9)) == 0.5
+    assert mdad(counts, Criterion(threshold=0.95)) == 50.0  # none reaches it: the sentinel
     table = agreement_table(counts)
     assert table.bin.tolist() == [0.0, 0.5, 1.0, 1.5]
     assert table.agreement.tolist() == [0.5, 0.9, 0.7, 0.85]
@@ -113,7 +114,7 @@ def test_float_scan_reproduces_the_codes_skipped_bins():
     # the code looks bin 29 (14.5 points) up under 28's label: MDAD can never be 14.5
     counts = counts_from({28: (1, 10), 29: (10, 10)})
     assert mdad(counts) == 14.5
-    assert mdad(counts, binning=Binning(arithmetic="float")) == 50.0
+    assert mdad(counts, Criterion(binning=Binning(arithmetic="float"))) == 50.0
 
 
 def test_bin_counts_from_outcomes():

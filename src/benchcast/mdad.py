@@ -151,39 +151,46 @@ def agreement_table(counts: BinCounts, binning: Binning = Binning()) -> pd.DataF
     )
 
 
-def first_reaching(
-    agreement: np.ndarray, present: np.ndarray, threshold: float, binning: Binning, sentinel: float
-) -> float:
-    """Label (points) of the first bin of ``present`` -- scanned as :meth:`Binning.scan_order`
-    says -- whose ``agreement`` (indexed by bin; NaN where a bin has no pairs) reaches
-    ``threshold``; ``sentinel`` if none."""
-    for looked_up in binning.scan_order(present):
-        if looked_up < len(agreement) and agreement[looked_up] >= threshold:
-            return float(binning.label(looked_up))
-    return float(sentinel)
+@dataclass(frozen=True)
+class Criterion:
+    """What MDAD is: the first bin whose agreement reaches ``threshold`` (0.8), bins as ``binning``
+    says, ``sentinel`` points (50) when none does."""
+
+    threshold: float = 0.8
+    binning: Binning = Binning()
+    sentinel: float = 50.0
+
+    @classmethod
+    def from_settings(cls, settings) -> Criterion:
+        """From a config mapping with ``threshold``, ``sentinel``, ``resolution``, ``centred`` and
+        ``arithmetic`` (config ``mdad.agreement``)."""
+        binning = Binning(settings["resolution"], settings["centred"], settings["arithmetic"])
+        return cls(settings["threshold"], binning, settings["sentinel"])
+
+    def first_reaching(self, agreement: np.ndarray, present: np.ndarray) -> float:
+        """Label (points) of the first bin of ``present`` -- scanned as :meth:`Binning.scan_order`
+        says -- whose ``agreement`` (indexed by bin; NaN where a bin has no pairs) reaches the
+        threshold; the sentinel if none."""
+        for looked_up in self.binning.scan_order(present):
+            if looked_up < len(agreement) and agreement[looked_up] >= self.threshold:
+                return float(self.binning.label(looked_up))
+        return float(self.sentinel)
+
+    def of(self, pairs: np.ndarray, correct: np.ndarray) -> float:
+        """MDAD from pair and correct counts per bin."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            agreement = np.where(pairs > 0, correct / np.maximum(pairs, 1), np.nan)
+        return self.first_reaching(agreement, np.flatnonzero(pairs))
 
 
-def _agreement_by_bin(pairs: np.ndarray, correct: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(pairs > 0, correct / np.maximum(pairs, 1), np.nan)
-
-
-def mdad(counts: BinCounts, threshold: float = 0.8, binning: Binning = Binning(), sentinel: float = 50.0) -> float:
+def mdad(counts: BinCounts, criterion: Criterion = Criterion()) -> float:
     """MDAD in accuracy points (Eq. 5) from the pooled pairs of every trial."""
-    pairs, correct = counts.pooled
-    return first_reaching(_agreement_by_bin(pairs, correct), np.flatnonzero(pairs), threshold, binning, sentinel)
+    return criterion.of(*counts.pooled)
 
 
-def per_trial_mdad(
-    counts: BinCounts, threshold: float = 0.8, binning: Binning = Binning(), sentinel: float = 50.0
-) -> np.ndarray:
+def per_trial_mdad(counts: BinCounts, criterion: Criterion = Criterion()) -> np.ndarray:
     """MDAD of each trial on its own pairs (``(trials,)``, points)."""
-    return np.array(
-        [
-            first_reaching(_agreement_by_bin(p, c), np.flatnonzero(p), threshold, binning, sentinel)
-            for p, c in zip(counts.pairs, counts.correct)
-        ]
-    )
+    return np.array([criterion.of(p, c) for p, c in zip(counts.pairs, counts.correct)])
 
 
 @dataclass(frozen=True)
@@ -196,9 +203,7 @@ class Interval:
 def pair_bootstrap_interval(
     counts: BinCounts,
     rng: np.random.Generator,
-    threshold: float = 0.8,
-    binning: Binning = Binning(),
-    sentinel: float = 50.0,
+    criterion: Criterion = Criterion(),
     n_boot: int = 1000,
     level: float = 0.95,
 ) -> Interval:
@@ -206,15 +211,14 @@ def pair_bootstrap_interval(
     first crossings of the quantiles, made symmetric by the larger side."""
     pairs, correct = counts.pooled
     present = np.flatnonzero(pairs)
-    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
     low = np.full(len(pairs), np.nan)
     high = np.full(len(pairs), np.nan)
     for j in present:  # bins in ascending order: the draws do not depend on the threshold
         means = rng.binomial(pairs[j], correct[j] / pairs[j], size=n_boot) / pairs[j]
-        low[j], high[j] = np.quantile(means, [lo_q, hi_q])
-    point = first_reaching(_agreement_by_bin(pairs, correct), present, threshold, binning, sentinel)
-    first_upper = first_reaching(high, present, threshold, binning, sentinel)  # -> the lower bound
-    first_lower = first_reaching(low, present, threshold, binning, sentinel)  # -> the upper bound
+        low[j], high[j] = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
+    point = criterion.of(pairs, correct)
+    first_upper = criterion.first_reaching(high, present)  # -> the lower bound
+    first_lower = criterion.first_reaching(low, present)  # -> the upper bound
     half = max(point - first_upper, first_lower - point)
     return Interval(point, point - half, point + half)
 
@@ -222,21 +226,13 @@ def pair_bootstrap_interval(
 def trial_bootstrap_interval(
     counts: BinCounts,
     rng: np.random.Generator,
-    threshold: float = 0.8,
-    binning: Binning = Binning(),
-    sentinel: float = 50.0,
+    criterion: Criterion = Criterion(),
     n_boot: int = 1000,
     level: float = 0.95,
 ) -> Interval:
     """Percentile interval of MDAD over ``n_boot`` resamples of whole trials (with replacement)."""
     n_trials = counts.pairs.shape[0]
     weights = rng.multinomial(n_trials, np.full(n_trials, 1.0 / n_trials), size=n_boot)
-    pairs, correct = weights @ counts.pairs, weights @ counts.correct
-    values = np.array(
-        [
-            first_reaching(_agreement_by_bin(p, c), np.flatnonzero(p), threshold, binning, sentinel)
-            for p, c in zip(pairs, correct)
-        ]
-    )
+    values = np.array([criterion.of(p, c) for p, c in zip(weights @ counts.pairs, weights @ counts.correct)])
     lower, upper = np.quantile(values, [(1 - level) / 2, 1 - (1 - level) / 2])
-    return Interval(mdad(counts, threshold, binning, sentinel), float(lower), float(upper))
+    return Interval(mdad(counts, criterion), float(lower), float(upper))

@@ -17,6 +17,7 @@ from benchcast import seeding
 from benchcast.mdad import (
     BinCounts,
     Binning,
+    Criterion,
     agreement_table,
     bin_counts,
     mdad,
@@ -57,18 +58,17 @@ def summarize_run(
     ``resolution``, ``centred``, ``arithmetic``. The bootstrap draws come from the seed stream
     ``mdad:bootstrap:<dataset>:<method>:<n_source>:<split>:<k>``, so a cell's interval does not
     depend on which other cells ran."""
-    binning = Binning(settings["resolution"], settings["centred"], settings["arithmetic"])
-    common = {"threshold": settings["threshold"], "binning": binning, "sentinel": settings["sentinel"]}
+    criterion = Criterion.from_settings(settings)
     boot = {"n_boot": settings["n_boot"], "level": settings["level"]}
     mdad_rows, agreement, estimation = [], [], []
     metrics = trial_metrics(estimates)
     for k, at_k in estimates.groupby("k", sort=True):
         trials = at_k["trial"].nunique()
         for split in SPLITS:
-            counts = cell_counts(at_k, split, binning)
+            counts = cell_counts(at_k, split, criterion.binning)
             stream = f"mdad:bootstrap:{dataset}:{method}:{n_source}:{split}:{k}"
-            pairs = pair_bootstrap_interval(counts, seeding.rng(base_seed, 0, stream), **common, **boot)
-            by_trial = trial_bootstrap_interval(counts, seeding.rng(base_seed, 1, stream), **common, **boot)
+            pairs = pair_bootstrap_interval(counts, seeding.rng(base_seed, 0, stream), criterion, **boot)
+            by_trial = trial_bootstrap_interval(counts, seeding.rng(base_seed, 1, stream), criterion, **boot)
             total_pairs, total_correct = counts.pooled
             key = {"dataset": dataset, "method": method, "n_source": n_source, "split": split, "k": int(k)}
             mdad_rows.append(
@@ -80,11 +80,11 @@ def summarize_run(
                     "trials": trials,
                     "trial_lower": by_trial.lower,
                     "trial_upper": by_trial.upper,
-                    "mean_trial_mdad": float(per_trial_mdad(counts, **common).mean()),
+                    "mean_trial_mdad": float(per_trial_mdad(counts, criterion).mean()),
                     "agreement_all": float(total_correct.sum() / total_pairs.sum()),
                 }
             )
-            table = agreement_table(counts, binning)
+            table = agreement_table(counts, criterion.binning)
             agreement.append(table.assign(**key)[[*KEYS, "bin", "agreement", "pairs"]])
             m = metrics[(metrics["k"] == k) & (metrics["split"] == split)]
             se = np.sqrt(len(m)) if len(m) > 1 else np.nan
@@ -196,15 +196,14 @@ def trials_table(
     pooled over those trials, and the mean of their per-trial MDADs with its 95% normal interval
     half-width ``1.96 sd / sqrt(t)`` -- what the paper's values (not multiples of 0.5) suggest it
     reports."""
-    binning = Binning(settings["resolution"], settings["centred"], settings["arithmetic"])
-    common = {"threshold": settings["threshold"], "binning": binning, "sentinel": settings["sentinel"]}
+    criterion = Criterion.from_settings(settings)
     rows = []
     for k in sizes:
         at_k = estimates[estimates["k"] == k]
         if at_k.empty:
             continue
-        counts = cell_counts(at_k, "seen", binning)
-        per_trial = per_trial_mdad(counts, **common)
+        counts = cell_counts(at_k, "seen", criterion.binning)
+        per_trial = per_trial_mdad(counts, criterion)
         for t in trial_counts:
             if t > len(per_trial):
                 continue
@@ -217,7 +216,7 @@ def trials_table(
                     "n_source": n_source,
                     "k": int(k),
                     "trials": int(t),
-                    "pooled_mdad": mdad(first, **common),
+                    "pooled_mdad": mdad(first, criterion),
                     "mean_trial_mdad": float(per_trial[:t].mean()),
                     "half_width": float(1.96 * sd / np.sqrt(t)),
                 }
@@ -237,16 +236,15 @@ def same_size_rows(
     """Section 5.3 / Appendix L: MDAD (seen half) of a fixed group of target models, and the share
     of the group's pairs whose full-benchmark accuracy difference is below it -- the comparisons the
     micro-benchmark is not likely to preserve. ``accuracy``: the group's full-benchmark accuracies."""
-    binning = Binning(settings["resolution"], settings["centred"], settings["arithmetic"])
-    common = {"threshold": settings["threshold"], "binning": binning, "sentinel": settings["sentinel"]}
+    criterion = Criterion.from_settings(settings)
     a, b = np.triu_indices(len(accuracy), k=1)
     gaps = 100 * np.abs(accuracy[a] - accuracy[b])
     rows = []
     for k, at_k in estimates.groupby("k", sort=True):
-        counts = cell_counts(at_k, "seen", binning)
+        counts = cell_counts(at_k, "seen", criterion.binning)
         stream = f"mdad:bootstrap:same_size:{dataset}:{group}:{method}:{k}"
         interval = pair_bootstrap_interval(
-            counts, seeding.rng(base_seed, 0, stream), **common, n_boot=settings["n_boot"], level=settings["level"]
+            counts, seeding.rng(base_seed, 0, stream), criterion, n_boot=settings["n_boot"], level=settings["level"]
         )
         rows.append(
             {
