@@ -155,7 +155,12 @@ def test_tables_and_the_paper_comparison(finished):
     assert pd.read_csv(tables / "acceptance_summary.csv").cells.sum() == 6
     table2 = pd.read_csv(tables / "table2.csv")
     assert len(table2) == 4 * 2 and (table2.seconds_per_trial > 0).all() and "paper_GPQA" in table2.columns
-    for name in ("figure3", "figure4", "figure6", "figure13"):
+    sensitivity = pd.read_csv(tables / "sensitivity.csv")
+    assert len(sensitivity) == 4 * 2 * (4 + 3)  # methods x sizes x (thresholds + resolutions), 20 sources only
+    at_default = sensitivity[(sensitivity.parameter == "threshold") & (sensitivity.value == 0.8)]
+    main = mdad[(mdad.n_source == 20) & (mdad.split == "seen")].set_index(["method", "k"]).mdad
+    assert at_default.set_index(["method", "k"]).mdad.equals(main.loc[at_default.set_index(["method", "k"]).index])
+    for name in ("figure3", "figure4", "figure6", "figure7", "figure8", "figure13"):
         assert (finished / "results" / "figures" / "mdad" / f"{name}.png").stat().st_size > 10_000
     same = pd.read_csv(tables / "same_size.csv")
     assert (same.models == 11).all() and len(same) == 4 * 2 and same.share_below.between(0, 1).all()

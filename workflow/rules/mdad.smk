@@ -34,6 +34,8 @@ STUDY_INDEX["mdad"] = {
         ["Figure 4: error, tau and MDAD rows", [MDAD_FIGURES["figure4"]]],
         ["Figures 6, 12: seen vs held-out half", [MDAD_FIGURES["figure6"]]],
         ["Figure 13: number of source models", [MDAD_FIGURES["figure13"]]],
+        ["Figures 7, 8: agreement thresholds and bin resolutions", [MDAD_TABLES["sensitivity"], MDAD_FIGURES["figure7"],
+                                                                    MDAD_FIGURES["figure8"]]],
         ["Table 2: seconds per trial (ours next to the paper's)", [MDAD_TABLES["table2"]]],
         ["Table 3: MDAD against the number of trials", [MDAD_TABLES["table3"]]],
     ],
@@ -95,6 +97,7 @@ rule mdad_tables:
         agreement=MDAD["agreement"],
         tolerance=MDAD["tolerance"],
         table3=MDAD["table3"],
+        sensitivity=MDAD["sensitivity"],
         paper_files=MDAD_PAPER,
     group: MDAD_REPORT_GROUP
     resources:
@@ -110,11 +113,12 @@ rule mdad_tables:
 
 
 rule mdad_figures:
-    """Figures 3/9, 4, 6/12 and 13 from the tables."""
+    """Figures 3/9, 4, 6/12, 7, 8 and 13 from the tables."""
     input:
         mdad=MDAD_TABLES["mdad"],
         agreement=MDAD_TABLES["agreement"],
         estimation=MDAD_TABLES["estimation"],
+        sensitivity=MDAD_TABLES["sensitivity"],
     output:
         **{name: report(path, caption="../report/mdad/figures.rst", category="MDAD", subcategory="Figures")
            for name, path in MDAD_FIGURES.items()},

@@ -12,4 +12,7 @@ figures.agreement_curves(agreement, mdad, list(p.figures["curve_sizes"]), out.fi
 figures.metric_rows(estimation, mdad, out.figure4)
 figures.seen_unseen(mdad, out.figure6)
 figures.source_models(mdad, int(p.figures["source_models_k"]), out.figure13)
+sensitivity = pd.read_csv(snakemake.input.sensitivity)
+figures.sensitivity(sensitivity, "threshold", out.figure7)
+figures.sensitivity(sensitivity, "resolution", out.figure8)
 log(f"figures for {sorted(mdad.dataset.unique())}")

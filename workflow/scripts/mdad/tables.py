@@ -1,10 +1,12 @@
 import pandas as pd
 
 from benchcast.studies.mdad.analysis import (
+    SENSITIVITY_COLUMNS,
     TABLE3_COLUMNS,
     acceptance_summary,
     paper_vs_ours,
     runtime_row,
+    sensitivity_rows,
     summarize_run,
     trials_table,
 )
@@ -13,7 +15,7 @@ from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params
-mdad_rows, agreement, estimation, runtime, by_trials = [], [], [], [], []
+mdad_rows, agreement, estimation, runtime, by_trials, sensitivity = [], [], [], [], [], []
 largest = {}  # Table 3 runs at each dataset's largest source count
 for dataset, _, n_source in p.cells:
     largest[dataset] = max(largest.get(dataset, 0), int(n_source))
@@ -26,6 +28,16 @@ for (dataset, method, n_source), path, timing in zip(
     agreement += curves
     estimation += errors
     runtime.append(runtime_row(pd.read_parquet(timing), dataset, method, int(n_source)))
+    if int(n_source) == largest[dataset]:
+        sensitivity += sensitivity_rows(
+            estimates,
+            dataset,
+            method,
+            int(n_source),
+            p.sensitivity["thresholds"],
+            p.sensitivity["resolutions"],
+            p.agreement,
+        )
     if method in p.table3["methods"] and int(n_source) == largest[dataset]:
         by_trials += trials_table(
             estimates, dataset, method, int(n_source), p.table3["sizes"], p.table3["trials"], p.agreement
@@ -63,6 +75,7 @@ out = snakemake.output
 write_table(mdad, csv=out.mdad)
 write_table(pd.concat(agreement, ignore_index=True), csv=out.agreement)
 write_table(estimation, csv=out.estimation)
+write_table(pd.DataFrame(sensitivity, columns=SENSITIVITY_COLUMNS), csv=out.sensitivity)
 # the paper's seconds per trial (300 sources) on each of its benchmarks, beside ours
 paper_runtime = pd.read_csv(snakemake.input.paper_runtime).pivot(
     index="method", columns="benchmark", values="seconds_per_trial"

@@ -8,6 +8,7 @@ fractions, converted here.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 import numpy as np
@@ -260,4 +261,35 @@ def same_size_rows(
                 "trials": int(at_k["trial"].nunique()),
             }
         )
+    return rows
+
+
+SENSITIVITY_COLUMNS = ["dataset", "method", "n_source", "k", "parameter", "value", "mdad"]
+
+
+def sensitivity_rows(
+    estimates: pd.DataFrame, dataset: str, method: str, n_source: int, thresholds, resolutions, settings: Mapping
+) -> list[dict]:
+    """MDAD (seen half) under other agreement thresholds (Appendix C, Figure 7) and bin resolutions
+    (Appendix F, Figure 8), the other setting kept at the config's."""
+    base = Criterion.from_settings(settings)
+    variants = [("threshold", t, dataclasses.replace(base, threshold=float(t))) for t in thresholds]
+    variants += [
+        ("resolution", r, dataclasses.replace(base, binning=dataclasses.replace(base.binning, resolution=float(r))))
+        for r in resolutions
+    ]
+    rows = []
+    for k, at_k in estimates.groupby("k", sort=True):
+        for parameter, value, criterion in variants:
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "method": method,
+                    "n_source": n_source,
+                    "k": int(k),
+                    "parameter": parameter,
+                    "value": float(value),
+                    "mdad": mdad(cell_counts(at_k, "seen", criterion.binning), criterion),
+                }
+            )
     return rows

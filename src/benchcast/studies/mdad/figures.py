@@ -127,3 +127,20 @@ def same_size(table: pd.DataFrame, gaps: dict[tuple[str, str], np.ndarray], path
         )
         right.legend(fontsize=6)
     _save(fig, path)
+
+
+def sensitivity(table: pd.DataFrame, parameter: str, path: str) -> None:
+    """Figures 7 (agreement threshold) and 8 (bin resolution): MDAD against size, one panel per
+    setting of ``parameter``, per dataset (rows)."""
+    t = table[table.parameter == parameter]
+    datasets, values = sorted(t.dataset.unique()) or ["(none)"], sorted(t.value.unique()) or [0.0]
+    fig, axes = plt.subplots(
+        len(datasets), len(values), figsize=(3.2 * len(values), 2.8 * len(datasets)), squeeze=False
+    )
+    for row, dataset in zip(axes, datasets):
+        for ax, value in zip(row, values):
+            for method, g in t[(t.dataset == dataset) & (t.value == value)].groupby("method", sort=False):
+                ax.plot(g.k, g.mdad, marker="o", ms=3, lw=1, label=_label(method))
+            ax.set(xscale="log", title=f"{dataset}: {parameter} {value:g}", xlabel="k", ylabel="MDAD (points)")
+    axes[0][0].legend(fontsize=6)
+    _save(fig, path)

@@ -89,11 +89,23 @@ class Plan:
         return [pattern.format(dataset=c.dataset, method=c.method, n_source=c.n_source) for c in self.cells]
 
     def tables(self) -> dict[str, str]:
-        names = ["mdad", "agreement", "estimation", "table2", "table3", "paper_vs_ours", "acceptance_summary"]
+        names = [
+            "mdad",
+            "agreement",
+            "estimation",
+            "sensitivity",
+            "table2",
+            "table3",
+            "paper_vs_ours",
+            "acceptance_summary",
+        ]
         return {name: f"{TABLES}/{name}.csv" for name in names}
 
     def figures(self) -> dict[str, str]:
-        return {name: f"{FIGURES}/{name}.png" for name in ("figure3", "figure4", "figure6", "figure13")}
+        return {
+            name: f"{FIGURES}/{name}.png"
+            for name in ("figure3", "figure4", "figure6", "figure7", "figure8", "figure13")
+        }
 
     def same_size_cells(self) -> list[tuple[str, str, str]]:
         """(dataset, group, method) of every same-size run (config ``same_size.groups``)."""
