@@ -1,0 +1,100 @@
+"""Every table of the MDAD study from its run files (rule ``mdad_tables``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import pandas as pd
+
+from benchcast.studies.mdad.analysis import (
+    SENSITIVITY_COLUMNS,
+    TABLE3_COLUMNS,
+    acceptance_summary,
+    paper_vs_ours,
+    runtime_row,
+    sensitivity_rows,
+    summarize_run,
+    trials_table,
+)
+from benchcast.tables import write_table
+
+COMPARISON_COLUMNS = [
+    "dataset", "table", "method", "n_source", "split", "k", "ours", "paper", "diff", "tolerance", "within",
+    "trial_lower", "trial_upper",
+]  # fmt: skip
+
+
+def write_tables(
+    cells: Sequence[tuple[str, str, int]],
+    runs: Sequence[str],
+    timings: Sequence[str],
+    settings: Mapping,
+    paper_files: Mapping[str, Mapping[str, str]],
+    paper_runtime: str,
+    outputs: Mapping[str, str],
+    base_seed: int,
+    log: Callable[[str], None] = print,
+) -> None:
+    """``cells``: (dataset, method, source count) of each run file in ``runs`` / ``timings``;
+    ``settings``: config ``mdad`` (``agreement``, ``tolerance``, ``table3``, ``sensitivity``);
+    ``paper_files``: per dataset its published ``mdad`` / ``estimation`` CSVs; ``outputs``: the
+    CSV of each table (:meth:`Plan.tables`). Table 3 and the sensitivity table use each dataset's
+    largest source count, as the paper's 300."""
+    agreement_settings = settings["agreement"]
+    largest: dict[str, int] = {}
+    for dataset, _, n_source in cells:
+        largest[dataset] = max(largest.get(dataset, 0), int(n_source))
+    mdad_rows, agreement, estimation, runtime, by_trials, sensitivity = [], [], [], [], [], []
+    for (dataset, method, n_source), path, timing in zip(cells, runs, timings, strict=True):
+        n_source = int(n_source)
+        estimates = pd.read_parquet(path)
+        rows, curves, errors = summarize_run(estimates, dataset, method, n_source, agreement_settings, base_seed)
+        mdad_rows += rows
+        agreement += curves
+        estimation += errors
+        runtime.append(runtime_row(pd.read_parquet(timing), dataset, method, n_source))
+        if n_source != largest[dataset]:
+            continue
+        sens = settings["sensitivity"]
+        sensitivity += sensitivity_rows(
+            estimates, dataset, method, n_source, sens["thresholds"], sens["resolutions"], agreement_settings
+        )
+        t3 = settings["table3"]
+        if method in t3["methods"]:
+            by_trials += trials_table(
+                estimates, dataset, method, n_source, t3["sizes"], t3["trials"], agreement_settings
+            )
+    mdad = pd.DataFrame(mdad_rows)
+    estimation = pd.DataFrame(estimation)
+    comparisons = [
+        paper_vs_ours(
+            mdad,
+            estimation,
+            pd.read_csv(files["mdad"], index_col=0),
+            pd.read_csv(files["estimation"], index_col=0),
+            dataset,
+            settings["tolerance"],
+        )
+        for dataset, files in paper_files.items()
+    ]
+    comparison = (
+        pd.concat(comparisons, ignore_index=True)[COMPARISON_COLUMNS]
+        if comparisons
+        else pd.DataFrame(columns=COMPARISON_COLUMNS)
+    )
+    # the paper's seconds per trial (300 sources) on each of its benchmarks, beside ours
+    paper = pd.read_csv(paper_runtime).pivot(index="method", columns="benchmark", values="seconds_per_trial")
+    table2 = pd.DataFrame(runtime).merge(paper.add_prefix("paper_").reset_index(), on="method", how="left")
+    tables = {
+        "mdad": mdad,
+        "agreement": pd.concat(agreement, ignore_index=True),
+        "estimation": estimation,
+        "sensitivity": pd.DataFrame(sensitivity, columns=SENSITIVITY_COLUMNS),
+        "table2": table2,
+        "table3": pd.DataFrame(by_trials, columns=TABLE3_COLUMNS),
+        "paper_vs_ours": comparison,
+        "acceptance_summary": acceptance_summary(comparison),
+    }
+    for name, table in tables.items():
+        write_table(table, csv=outputs[name])
+    log(f"{len(cells)} run files, {len(mdad)} MDAD cells, {len(comparison)} published numbers compared")
