@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from benchcast.studies.mdad.analysis import (
@@ -12,6 +13,7 @@ from benchcast.studies.mdad.analysis import (
     acceptance_summary,
     paper_vs_ours,
     runtime_row,
+    same_size_rows,
     sensitivity_rows,
     summarize_run,
     trials_table,
@@ -98,3 +100,31 @@ def write_tables(
     for name, table in tables.items():
         write_table(table, csv=outputs[name])
     log(f"{len(cells)} run files, {len(mdad)} MDAD cells, {len(comparison)} published numbers compared")
+
+
+def write_same_size(
+    cells: Sequence[tuple[str, str, str]],
+    runs: Sequence[str],
+    agreement_settings: Mapping,
+    table_path: str,
+    figure_path: str,
+    base_seed: int,
+    log: Callable[[str], None] = print,
+) -> None:
+    """Section 5.3 / Appendix L (rule ``mdad_same_size``): ``same_size.csv`` and Figure 5 from the
+    runs of each (dataset, group, method) in ``cells``. A group's full-benchmark accuracies are its
+    seen plus unseen counts (the halves partition the items)."""
+    from benchcast.studies.mdad import figures
+
+    rows, gaps = [], {}
+    for (dataset, group, method), path in zip(cells, runs, strict=True):
+        estimates = pd.read_parquet(path)
+        first = estimates[(estimates.trial == 0) & (estimates.k == estimates.k.min())]
+        accuracy = ((first.seen_correct + first.unseen_correct) / (first.n_seen + first.n_unseen)).to_numpy()
+        a, b = np.triu_indices(len(accuracy), k=1)
+        gaps[(dataset, group)] = 100 * np.abs(accuracy[a] - accuracy[b])
+        rows += same_size_rows(estimates, accuracy, dataset, group, method, agreement_settings, base_seed)
+    table = pd.DataFrame(rows)
+    write_table(table, csv=table_path)
+    figures.same_size(table, gaps, figure_path)
+    log(f"{len(cells)} runs; groups {sorted(gaps)}")
