@@ -223,10 +223,17 @@ def irt_anchors(disc: np.ndarray, diff: np.ndarray, budget: int, rng: np.random.
 
     ``anchors[c]`` is the item nearest cluster ``c``'s centre (may repeat), ``weights[c]``
     the cluster's share of the N items."""
+    import warnings
+
     from sklearn.cluster import KMeans
+    from sklearn.exceptions import ConvergenceWarning
 
     x = np.column_stack([disc, diff])
-    km = KMeans(n_clusters=budget, n_init="auto", random_state=int(rng.integers(2**31 - 1))).fit(x)
+    with warnings.catch_warnings():
+        # items with identical answers from few sources share their IRT parameters: fewer distinct
+        # points than clusters is expected (the empty clusters get weight 0), not a failure
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        km = KMeans(n_clusters=budget, n_init="auto", random_state=int(rng.integers(2**31 - 1))).fit(x)
     d2 = (km.cluster_centers_**2).sum(1)[:, None] - 2 * km.cluster_centers_ @ x.T + (x**2).sum(1)[None, :]
     anchors = d2.argmin(axis=1)
     weights = np.bincount(km.labels_, minlength=budget) / x.shape[0]
