@@ -155,7 +155,7 @@ rule mdad_same_size_run:
         method_params=lambda w: MDAD_PLAN.methods[w.method],
     group: MDAD_RUN_GROUP
     resources:
-        **JOB_RESOURCES.of("mdad_run"),
+        **JOB_RESOURCES.of("mdad_same_size_run"),
     log:
         "logs/mdad/same_size/{dataset}/{group}/{method}.log",
     benchmark:
