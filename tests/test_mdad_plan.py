@@ -29,6 +29,9 @@ def test_cells_keep_sizes_below_the_seen_half_and_sources_beside_the_targets():
     assert plan.methods["tinybenchmarks"] == {"irt": {"dims": 2}}
     assert len(plan.run_files()) == 2 * 2 * 2
     assert plan.run_files()[0] == "results/runs/mdad/mdad_gpqa/random_sampling/n_source=10.parquet"
+    assert plan.same_size_cells() == [] and "table" not in plan.same_size_outputs()
+    grouped = Plan(config(same_size={"groups": {"g": {"datasets": ["musr"], "params_b": [7, 8]}}}), CATALOG)
+    assert grouped.same_size_cells() == [("musr", "g", "random_sampling"), ("musr", "g", "tinybenchmarks")]
 
 
 @pytest.mark.parametrize(
@@ -38,6 +41,7 @@ def test_cells_keep_sizes_below_the_seen_half_and_sources_beside_the_targets():
         ({"methods": [{"name": "dpp"}, {"name": "dpp"}]}, "listed twice"),
         ({"sizes": {"default": [500]}, "datasets": ["mdad_gpqa"]}, "leaves no size"),
         ({"n_sources": [400]}, "leaves no size below its seen half or no source count"),
+        ({"same_size": {"groups": {"g": {"datasets": ["ifeval"]}}}}, "not in mdad.datasets"),
     ],
 )
 def test_config_errors(overrides, message):

@@ -72,7 +72,7 @@ class Plan:
             for method in self.methods:
                 for n_source in sources:
                     self.cells.append(Cell(spec.name, method, n_source, sizes))
-        for group, spec in cfg["same_size"]["groups"].items():
+        for group, spec in self.same_size_groups().items():
             for dataset in spec["datasets"]:
                 if dataset not in cfg["datasets"]:
                     raise ConfigError(
@@ -107,9 +107,13 @@ class Plan:
             for name in ("figure3", "figure4", "figure6", "figure7", "figure8", "figure13")
         }
 
+    def same_size_groups(self) -> dict:
+        """Config ``same_size.groups`` (none when the config has no ``same_size``)."""
+        return dict((self.config.get("same_size") or {}).get("groups") or {})
+
     def same_size_cells(self) -> list[tuple[str, str, str]]:
-        """(dataset, group, method) of every same-size run (config ``same_size.groups``)."""
-        groups = self.config["same_size"]["groups"]
+        """(dataset, group, method) of every same-size run."""
+        groups = self.same_size_groups()
         return [(d, g, m) for g, spec in groups.items() for d in spec["datasets"] for m in self.methods]
 
     def same_size_outputs(self) -> dict[str, str]:
