@@ -280,7 +280,10 @@ def sensitivity_rows(
     ]
     rows = []
     for k, at_k in estimates.groupby("k", sort=True):
+        counts = {}  # pair outcomes per binning: the threshold variants share the config's bins
         for parameter, value, criterion in variants:
+            if criterion.binning not in counts:
+                counts[criterion.binning] = cell_counts(at_k, "seen", criterion.binning)
             rows.append(
                 {
                     "dataset": dataset,
@@ -289,7 +292,7 @@ def sensitivity_rows(
                     "k": int(k),
                     "parameter": parameter,
                     "value": float(value),
-                    "mdad": mdad(cell_counts(at_k, "seen", criterion.binning), criterion),
+                    "mdad": mdad(counts[criterion.binning], criterion),
                 }
             )
     return rows
