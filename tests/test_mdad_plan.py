@@ -34,6 +34,22 @@ def test_cells_keep_sizes_below_the_seen_half_and_sources_beside_the_targets():
     assert grouped.same_size_cells() == [("musr", "g", "random_sampling"), ("musr", "g", "tinybenchmarks")]
 
 
+def test_cross_paper_methods_run_the_largest_source_count_and_their_own_smallest_budget():
+    cross = {"methods": [{"name": "aipw", "params": {"alpha": 10.0}}, {"name": "tailoredbench"}]}
+    plan = Plan(config(cross_paper=cross), CATALOG)
+    assert plan.selectors == ["random_sampling", "tinybenchmarks"]
+    assert list(plan.methods) == ["random_sampling", "tinybenchmarks", "aipw", "tailoredbench"]
+    assert {c.n_source for c in plan.cells if c.method == "aipw"} == {300}  # the selectors: 10 and 300
+    assert plan.cell("musr", "aipw", 300).sizes == (10, 250)
+    assert plan.cell("musr", "tailoredbench", 300).sizes == (250,)  # k = 10 cannot hold its 10-item G-set and more
+    grouped = Plan(config(cross_paper=cross, same_size={"groups": {"g": {"datasets": ["musr"]}}}), CATALOG)
+    assert {m for _, _, m in grouped.same_size_cells()} == {"random_sampling", "tinybenchmarks"}
+    with pytest.raises(ConfigError, match="listed twice"):
+        Plan(config(cross_paper={"methods": [{"name": "random_sampling"}]}), CATALOG)
+    with pytest.raises(ConfigError, match="tailoredbench needs a budget of at least 11"):
+        Plan(config(sizes={"default": [10]}, cross_paper={"methods": [{"name": "tailoredbench"}]}), CATALOG)
+
+
 @pytest.mark.parametrize(
     "overrides,message",
     [

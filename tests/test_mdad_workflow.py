@@ -106,8 +106,11 @@ def make_workdir(root: Path) -> Path:
             ],
             "agreement": {"n_boot": 50},
             "table3": {"methods": ["random_sampling"], "sizes": [5], "trials": [2, 4]},
+            # two registry methods beside the selectors: the largest source count only; TailoredBench
+            # (G-set of 10) skips k = 5
+            "cross_paper": {"methods": [{"name": "aipw"}, {"name": "tailoredbench"}]},
             "paper_runtime": "runtime.csv",
-            "figures": {"curve_sizes": [5, 12], "source_models_k": 5},
+            "figures": {"curve_sizes": [5, 12], "source_models_k": 5, "figure1": {"dataset": None, "sizes": [5, 12]}},
             # models m1, m10-m19 as fixed targets (the toy catalog has no params_b metadata)
             "same_size": {
                 "n_source": 300,
@@ -141,7 +144,9 @@ def test_tables_and_the_paper_comparison(finished):
         "mdad_upper",
         "trials",
     ]
-    assert len(mdad) == 4 * 2 * 2 * 2  # methods x source counts x sizes x splits
+    # selectors x source counts x sizes x splits, then aipw and tailoredbench at 20 sources
+    assert len(mdad) == 4 * 2 * 2 * 2 + (2 + 1) * 2
+    assert set(mdad[mdad.method == "tailoredbench"].k) == {12} and set(mdad[mdad.method == "aipw"].n_source) == {20}
     assert set(mdad.k) == {5, 12} and set(mdad.n_source) == {10, 20} and (mdad.trials == 4).all()
     assert (mdad.mdad_lower <= mdad.mdad).all() and (mdad.mdad <= mdad.mdad_upper).all()
     assert ((mdad.mdad * 2) % 1 == 0).all()  # 0.5-point bins
@@ -154,13 +159,40 @@ def test_tables_and_the_paper_comparison(finished):
     assert row.paper == pytest.approx(15.0)  # the mean of the published trials, in points
     assert pd.read_csv(tables / "acceptance_summary.csv").cells.sum() == 6
     table2 = pd.read_csv(tables / "table2.csv")
-    assert len(table2) == 4 * 2 and (table2.seconds_per_trial > 0).all() and "paper_GPQA" in table2.columns
+    assert len(table2) == 4 * 2 + 2 and (table2.seconds_per_trial > 0).all() and "paper_GPQA" in table2.columns
     sensitivity = pd.read_csv(tables / "sensitivity.csv")
     assert len(sensitivity) == 4 * 2 * (4 + 3)  # methods x sizes x (thresholds + resolutions), 20 sources only
     at_default = sensitivity[(sensitivity.parameter == "threshold") & (sensitivity.value == 0.8)]
     main = mdad[(mdad.n_source == 20) & (mdad.split == "seen")].set_index(["method", "k"]).mdad
     assert at_default.set_index(["method", "k"]).mdad.equals(main.loc[at_default.set_index(["method", "k"]).index])
-    for name in ("figure3", "figure4", "figure6", "figure7", "figure8", "figure13"):
+    cross = pd.read_csv(tables / "cross_paper.csv")
+    assert len(cross) == 6 * 2 - 1 and (cross.n_source == 20).all()  # every method, seen half; TB not at k = 5
+    assert (cross.groupby("k").methods.first() == pd.Series({5: 5, 12: 6})).all()
+    for (_, k), g in cross.groupby(["dataset", "k"]):
+        assert g.mdad_rank.min() == 1 and (g.sort_values("mdad").mdad_rank.diff().dropna() >= 0).all()
+        ours = mdad[(mdad.n_source == 20) & (mdad.split == "seen") & (mdad.k == k)].set_index("method").mdad
+        assert g.set_index("method").mdad.equals(ours.loc[g.method])
+    assert set(cross.paper) == {"misses the mark", "MDAD", "TailoredBench"}
+    summary = pd.read_csv(tables / "cross_paper_summary.csv")
+    assert len(summary) == len(cross) and summary.best.sum() >= 2  # one dataset: each size has a best method
+    table5 = pd.read_csv(tables / "table5.csv")
+    assert len(table5) == 4 and (table5.n_source == 20).all() and (table5.sizes == "5 12").all()
+    seen = mdad[(mdad.n_source == 20) & (mdad.method == "random_sampling")].pivot(
+        index="k", columns="split", values="mdad"
+    )
+    row = table5.set_index("method").loc["random_sampling"]
+    assert row.mdad_increase == pytest.approx((seen.unseen - seen.seen).mean())
+    for name in (
+        "figure1",
+        "figure3",
+        "figure4",
+        "figure6",
+        "figure7",
+        "figure8",
+        "figure13",
+        "figure16",
+        "cross_paper",
+    ):
         assert (finished / "results" / "figures" / "mdad" / f"{name}.png").stat().st_size > 10_000
     same = pd.read_csv(tables / "same_size.csv")
     assert (same.models == 11).all() and len(same) == 4 * 2 and same.share_below.between(0, 1).all()

@@ -30,10 +30,15 @@ STUDY_INDEX["mdad"] = {
     "sections": [
         ["Eqs. 4-5: MDAD and agreement per selector, source count and size", [MDAD_TABLES["mdad"], MDAD_TABLES["agreement"]]],
         ["Figure 4: estimation error and Kendall's tau", [MDAD_TABLES["estimation"]]],
+        ["Figure 1: rank correlation and MDAD against size, agreement at a small and a large size", [MDAD_FIGURES["figure1"]]],
         ["Figures 3, 9: agreement curves and MDAD against size", [MDAD_FIGURES["figure3"]]],
         ["Figure 4: error, tau and MDAD rows", [MDAD_FIGURES["figure4"]]],
         ["Figures 6, 12: seen vs held-out half", [MDAD_FIGURES["figure6"]]],
         ["Figure 13: number of source models", [MDAD_FIGURES["figure13"]]],
+        ["Figure 16: error, tau and MDAD per source count", [MDAD_FIGURES["figure16"]]],
+        ["Table 5: seen vs held-out half, averaged over the sizes", [MDAD_TABLES["table5"]]],
+        ["Across papers: every registry method on the same trials (no paper has this)",
+         [MDAD_TABLES["cross_paper"], MDAD_TABLES["cross_paper_summary"], MDAD_FIGURES["cross_paper"]]],
         ["Figures 7, 8: agreement thresholds and bin resolutions", [MDAD_TABLES["sensitivity"], MDAD_FIGURES["figure7"],
                                                                     MDAD_FIGURES["figure8"]]],
         ["Table 2: seconds per trial (ours next to the paper's)", [MDAD_TABLES["table2"]]],
@@ -98,6 +103,7 @@ rule mdad_tables:
         tolerance=MDAD["tolerance"],
         table3=MDAD["table3"],
         sensitivity=MDAD["sensitivity"],
+        selectors=MDAD_PLAN.selectors,
         paper_files=MDAD_PAPER,
     group: MDAD_REPORT_GROUP
     resources:
@@ -113,17 +119,20 @@ rule mdad_tables:
 
 
 rule mdad_figures:
-    """Figures 3/9, 4, 6/12, 7, 8 and 13 from the tables."""
+    """Figures 1, 3/9, 4, 6/12, 7, 8, 13 and 16, and the cross-paper figure, from the tables."""
     input:
         mdad=MDAD_TABLES["mdad"],
         agreement=MDAD_TABLES["agreement"],
         estimation=MDAD_TABLES["estimation"],
         sensitivity=MDAD_TABLES["sensitivity"],
+        cross_paper=MDAD_TABLES["cross_paper"],
+        cross_paper_summary=MDAD_TABLES["cross_paper_summary"],
     output:
         **{name: report(path, caption="../report/mdad/figures.rst", category="MDAD", subcategory="Figures")
            for name, path in MDAD_FIGURES.items()},
     params:
         figures=MDAD["figures"],
+        selectors=MDAD_PLAN.selectors,
     group: MDAD_REPORT_GROUP
     resources:
         **JOB_RESOURCES.of("mdad_figures"),

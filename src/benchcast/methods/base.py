@@ -42,6 +42,11 @@ class Method:
     def params(self) -> dict:
         return {}
 
+    def min_budget(self) -> int:
+        """The smallest budget ``fit`` accepts with these hyper-parameters (a study grid skips
+        smaller sizes for this method rather than fail)."""
+        return 1
+
 
 def check_budget(source: np.ndarray, budget: int) -> None:
     n_models, n_items = source.shape

@@ -95,9 +95,12 @@ class TailoredBench(Method):
             "clara": None if self.clara is None else asdict(self.clara),
         }
 
+    def min_budget(self) -> int:
+        return self.g_size + 1  # the N-set holds the G-set and at least one more item
+
     def fit(self, source, budget, rng):
         check_budget(source, budget)
-        if budget <= self.g_size:
+        if budget < self.min_budget():
             raise ConfigError(
                 f"tailoredbench: inference count n={budget} must exceed the G-set's {self.g_size} items "
                 "(n counts the whole N-set, G-set included); fix: raise n or lower g_size"

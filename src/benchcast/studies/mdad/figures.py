@@ -144,3 +144,116 @@ def sensitivity(table: pd.DataFrame, parameter: str, path: str) -> None:
             ax.set(xscale="log", title=f"{dataset}: {parameter} {value:g}", xlabel="k", ylabel="MDAD (points)")
     axes[0][0].legend(fontsize=6)
     _save(fig, path)
+
+
+def _pick_figure1_dataset(mdad: pd.DataFrame, sizes: list[int]) -> str | None:
+    """The dataset with the most source models, then the most seen items, that ran both sizes."""
+    ran = mdad.groupby("dataset").k.agg(set)
+    candidates = [d for d, ks in ran.items() if set(sizes) <= ks]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda d: (mdad[mdad.dataset == d].n_source.max(), max(ran[d]), d))
+
+
+def overview(
+    estimation: pd.DataFrame, agreement: pd.DataFrame, mdad: pd.DataFrame, dataset: str | None, sizes, path: str
+) -> None:
+    """Figure 1: on one dataset (largest source count, seen half), Kendall's tau against size (top
+    left) beside MDAD (top right) -- the aggregate and the pairwise view -- and the agreement curves
+    at a small and a large size (bottom), a dashed line at 2 points and the region below 0.8 shaded."""
+    estimation, agreement, mdad = (_largest(t[t.split == "seen"]) for t in (estimation, agreement, mdad))
+    dataset = dataset or _pick_figure1_dataset(mdad, list(sizes))
+    fig, axes = plt.subplots(2, 2, figsize=(9, 6.4))
+    if dataset is None:
+        fig.suptitle(f"no dataset ran both sizes {list(sizes)}")
+        _save(fig, path)
+        return
+    e, m = estimation[estimation.dataset == dataset], mdad[mdad.dataset == dataset]
+    for method, g in e.groupby("method", sort=False):
+        axes[0][0].plot(g.k, g.tau, marker="o", ms=3, lw=1, label=_label(method))
+    for _, g in m.groupby("method", sort=False):
+        axes[0][1].plot(g.k, g.mdad, marker="o", ms=3, lw=1)
+    axes[0][0].set(
+        xscale="log", xlabel="micro-benchmark size k", ylabel="Kendall's tau", title=f"{dataset}: rank correlation"
+    )
+    axes[0][1].set(xscale="log", xlabel="micro-benchmark size k", ylabel="MDAD (points)", title=f"{dataset}: MDAD")
+    a = agreement[agreement.dataset == dataset].assign(correct=lambda d: d.agreement * d.pairs)
+    a = a.assign(curve_bin=np.floor(a.bin / CURVE_BIN_POINTS + 1e-9) * CURVE_BIN_POINTS)
+    for ax, k in zip(axes[1], sizes):
+        for method, g in a[a.k == k].groupby("method", sort=False):
+            c = g.groupby("curve_bin")[["correct", "pairs"]].sum()
+            ax.plot(c.index, c.correct / c.pairs, lw=1, label=_label(method))
+        ax.axhspan(0, 0.8, color="grey", alpha=0.12)
+        ax.axvline(2.0, color="k", ls="--", lw=0.8)
+        ax.set(xlim=(0, 15), ylim=(0, 1.02), title=f"k = {k}", xlabel="difference on the seen half (points)")
+    axes[1][0].set_ylabel("agreement")
+    axes[0][0].legend(fontsize=6)
+    _save(fig, path)
+
+
+def source_model_grid(estimation: pd.DataFrame, mdad: pd.DataFrame, path: str) -> None:
+    """Figure 16: per dataset that ran several source counts, three rows (estimation error, Kendall's
+    tau, MDAD; seen half) against size, one column per source count (its largest is Figure 4)."""
+    estimation, mdad = estimation[estimation.split == "seen"], mdad[mdad.split == "seen"]
+    counts = mdad.groupby("dataset").n_source.nunique()
+    datasets = sorted(counts[counts > 1].index) or sorted(counts.index)[:1] or ["(none)"]
+    sources = sorted(mdad[mdad.dataset.isin(datasets)].n_source.unique()) or [0]
+    fig, axes = plt.subplots(
+        3 * len(datasets), len(sources), figsize=(2.8 * len(sources), 2.3 * 3 * len(datasets)), squeeze=False
+    )
+    for d, dataset in enumerate(datasets):
+        for c, n_source in enumerate(sources):
+            e = estimation[(estimation.dataset == dataset) & (estimation.n_source == n_source)]
+            m = mdad[(mdad.dataset == dataset) & (mdad.n_source == n_source)]
+            for method, g in e.groupby("method", sort=False):
+                axes[3 * d][c].plot(g.k, g.error, lw=1, label=_label(method))
+                axes[3 * d + 1][c].plot(g.k, g.tau, lw=1)
+            for _, g in m.groupby("method", sort=False):
+                axes[3 * d + 2][c].plot(g.k, g.mdad, lw=1)
+            axes[3 * d][c].set_title(f"{dataset}, {n_source} sources", fontsize=8)
+            for r, name in enumerate(["error (points)", "Kendall's tau", "MDAD (points)"]):
+                axes[3 * d + r][c].set(xscale="log", ylabel=name if c == 0 else None)
+    axes[0][0].legend(fontsize=5)
+    _save(fig, path)
+
+
+def cross_paper(table: pd.DataFrame, summary: pd.DataFrame, path: str) -> None:
+    """The cross-paper comparison: mean MDAD rank of every method at each size over the datasets
+    (left: lower is better, the number of datasets where it is best in brackets), and MDAD against
+    size per dataset (right, one panel each)."""
+    datasets = sorted(table.dataset.unique()) or ["(none)"]
+    cols = 4
+    rows = 1 + (len(datasets) + cols - 1) // cols
+    fig = plt.figure(figsize=(4 * cols, 3.4 * rows + 2))
+    grid = fig.add_gridspec(rows, cols)
+    heat = fig.add_subplot(grid[0, :])
+    if not summary.empty:
+        rank = summary.pivot(index="method", columns="k", values="mean_mdad_rank")
+        best = summary.pivot(index="method", columns="k", values="best")
+        rank = rank.loc[rank.mean(axis=1).sort_values().index]
+        image = heat.imshow(rank.to_numpy(), aspect="auto", cmap="viridis_r")
+        heat.set(xticks=range(len(rank.columns)), xticklabels=rank.columns, yticks=range(len(rank.index)))
+        heat.set_yticklabels([_label(m) for m in rank.index], fontsize=6)
+        for i, method in enumerate(rank.index):
+            for j, k in enumerate(rank.columns):
+                if np.isfinite(rank.at[method, k]):
+                    heat.text(
+                        j,
+                        i,
+                        f"{rank.at[method, k]:.1f} ({best.at[method, k]:.0f})",
+                        ha="center",
+                        va="center",
+                        fontsize=5,
+                        color="w",
+                    )
+        fig.colorbar(image, ax=heat, label="mean MDAD rank")
+    heat.set(title="mean MDAD rank over the datasets (datasets where best)", xlabel="micro-benchmark size k")
+    colors = {m: plt.get_cmap("tab20")(i % 20) for i, m in enumerate(sorted(table.method.unique()))}
+    for i, dataset in enumerate(datasets):
+        ax = fig.add_subplot(grid[1 + i // cols, i % cols])
+        for method, g in table[table.dataset == dataset].groupby("method", sort=True):
+            ax.plot(g.k, g.mdad, lw=1, color=colors[method], label=_label(method))
+        ax.set(xscale="log", title=dataset, xlabel="k", ylabel="MDAD (points)")
+        if i == 0:
+            ax.legend(fontsize=5, ncol=2)
+    _save(fig, path)

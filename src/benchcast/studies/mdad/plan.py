@@ -3,7 +3,10 @@ loops over the trials and every micro-benchmark size, then one tables job. ``wor
 wires files with this.
 
 A dataset runs the sizes ``k`` below its seen half (the smallest subtask bounds nothing: sizes are
-checked against the whole seen half) and the source counts that leave ``n_targets`` targets.
+checked against the whole seen half) and at least the method's smallest budget
+(:meth:`~benchcast.methods.base.Method.min_budget`), and the source counts that leave ``n_targets``
+targets. The paper's selectors (``methods``) run every source count; the other registry methods of
+``cross_paper`` (no paper has this comparison) run each dataset's largest, on the same trials.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY
+from benchcast.methods.base import make_method
 
 RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 TIMING = "results/timing/mdad/{dataset}/{method}/n_source={n_source}.parquet"
@@ -42,19 +46,31 @@ class Plan:
 
     config: Mapping
     catalog: Catalog
+    #: every method's parameters: the paper's selectors, then the cross-paper methods
     methods: dict[str, dict] = field(init=False)
+    #: the paper's selectors (config ``methods``): every source count, and the paper's figures
+    selectors: list[str] = field(init=False)
     cells: list[Cell] = field(init=False)
 
     def __post_init__(self) -> None:
         cfg = self.config
         self.methods = {}
-        for entry in cfg["methods"]:
-            name = entry["name"]
-            if name not in REGISTRY:
-                raise ConfigError(f"config mdad.methods: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}")
-            if name in self.methods:
-                raise ConfigError(f"config mdad.methods: '{name}' is listed twice. Fix: keep one")
-            self.methods[name] = dict(entry.get("params") or {})
+        cross = list((cfg.get("cross_paper") or {}).get("methods") or [])
+        for key, entries in (("methods", cfg["methods"]), ("cross_paper.methods", cross)):
+            for entry in entries:
+                name = entry["name"]
+                if name not in REGISTRY:
+                    raise ConfigError(
+                        f"config mdad.{key}: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}"
+                    )
+                if name in self.methods:
+                    raise ConfigError(
+                        f"config mdad.{key}: '{name}' is listed twice (methods and cross_paper.methods together). "
+                        "Fix: keep one"
+                    )
+                self.methods[name] = dict(entry.get("params") or {})
+        self.selectors = [entry["name"] for entry in cfg["methods"]]
+        min_budget = {name: make_method(name, params).min_budget() for name, params in self.methods.items()}
         self.cells = []
         for spec in iter_item_datasets(cfg["datasets"], self.catalog):
             if spec.n_models is None or spec.n_items is None:
@@ -70,8 +86,14 @@ class Plan:
                     f"size below its seen half or no source count beside {cfg['n_targets']} targets. Fix: lower them"
                 )
             for method in self.methods:
-                for n_source in sources:
-                    self.cells.append(Cell(spec.name, method, n_source, sizes))
+                runs = tuple(k for k in sizes if k >= min_budget[method])
+                if not runs:
+                    raise ConfigError(
+                        f"config mdad: {method} needs a budget of at least {min_budget[method]}, above every size of "
+                        f"'{spec.name}'. Fix: add a larger size or change its params"
+                    )
+                for n_source in sources if method in self.selectors else [max(sources)]:
+                    self.cells.append(Cell(spec.name, method, n_source, runs))
         for group, spec in self.same_size_groups().items():
             for dataset in spec["datasets"]:
                 if dataset not in cfg["datasets"]:
@@ -96,6 +118,9 @@ class Plan:
             "sensitivity",
             "table2",
             "table3",
+            "table5",
+            "cross_paper",
+            "cross_paper_summary",
             "paper_vs_ours",
             "acceptance_summary",
         ]
@@ -104,7 +129,17 @@ class Plan:
     def figures(self) -> dict[str, str]:
         return {
             name: f"{FIGURES}/{name}.png"
-            for name in ("figure3", "figure4", "figure6", "figure7", "figure8", "figure13")
+            for name in (
+                "figure1",
+                "figure3",
+                "figure4",
+                "figure6",
+                "figure7",
+                "figure8",
+                "figure13",
+                "figure16",
+                "cross_paper",
+            )
         }
 
     def same_size_groups(self) -> dict:
@@ -114,7 +149,7 @@ class Plan:
     def same_size_cells(self) -> list[tuple[str, str, str]]:
         """(dataset, group, method) of every same-size run."""
         groups = self.same_size_groups()
-        return [(d, g, m) for g, spec in groups.items() for d in spec["datasets"] for m in self.methods]
+        return [(d, g, m) for g, spec in groups.items() for d in spec["datasets"] for m in self.selectors]
 
     def same_size_outputs(self) -> dict[str, str]:
         if not self.same_size_cells():

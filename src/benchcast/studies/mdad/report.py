@@ -18,6 +18,7 @@ from benchcast.studies.mdad.analysis import (
     summarize_run,
     trials_table,
 )
+from benchcast.studies.mdad.summaries import cross_paper, cross_paper_summary, table5
 from benchcast.tables import write_table
 
 COMPARISON_COLUMNS = [
@@ -38,7 +39,9 @@ def write_tables(
     log: Callable[[str], None] = print,
 ) -> None:
     """``cells``: (dataset, method, source count) of each run file in ``runs`` / ``timings``;
-    ``settings``: config ``mdad`` (``agreement``, ``tolerance``, ``table3``, ``sensitivity``);
+    ``settings``: config ``mdad`` (``agreement``, ``tolerance``, ``table3``, ``sensitivity``) and
+    ``selectors``, the paper's selectors (the sensitivity table and Table 5 keep to them; the
+    cross-paper table has every method);
     ``paper_files``: per dataset its published ``mdad`` / ``estimation`` CSVs; ``outputs``: the
     CSV of each table (:meth:`Plan.tables`). Table 3 and the sensitivity table use each dataset's
     largest source count, as the paper's 300."""
@@ -55,7 +58,7 @@ def write_tables(
         agreement += curves
         estimation += errors
         runtime.append(runtime_row(pd.read_parquet(timing), dataset, method, n_source))
-        if n_source != largest[dataset]:
+        if n_source != largest[dataset] or method not in settings["selectors"]:
             continue
         sens = settings["sensitivity"]
         sensitivity += sensitivity_rows(
@@ -94,9 +97,12 @@ def write_tables(
         "sensitivity": pd.DataFrame(sensitivity, columns=SENSITIVITY_COLUMNS),
         "table2": table2,
         "table3": pd.DataFrame(by_trials, columns=TABLE3_COLUMNS),
+        "table5": table5(mdad, estimation, settings["selectors"]),
+        "cross_paper": cross_paper(mdad, estimation),
         "paper_vs_ours": comparison,
         "acceptance_summary": acceptance_summary(comparison),
     }
+    tables["cross_paper_summary"] = cross_paper_summary(tables["cross_paper"])
     for name, table in tables.items():
         write_table(table, csv=outputs[name])
     log(f"{len(cells)} run files, {len(mdad)} MDAD cells, {len(comparison)} published numbers compared")
