@@ -109,6 +109,11 @@ def make_workdir(root: Path) -> Path:
             # two registry methods beside the selectors: the largest source count only; TailoredBench
             # (G-set of 10) skips k = 5
             "cross_paper": {"methods": [{"name": "aipw"}, {"name": "tailoredbench"}]},
+            # Appendix G: 10% and 30% of the whole seen half (30 items) and of each subtask's (20 and 10)
+            "percent": {
+                "benchmark": {"datasets": ["toy"], "fractions": [0.1, 0.3], "trials": 2, "sources": "all"},
+                "subtask": {"datasets": ["toy"], "fractions": [0.1, 0.3]},
+            },
             "paper_runtime": "runtime.csv",
             "figures": {"curve_sizes": [5, 12], "source_models_k": 5, "figure1": {"dataset": None, "sizes": [5, 12]}},
             # models m1, m10-m19 as fixed targets (the toy catalog has no params_b metadata)
@@ -193,6 +198,14 @@ def test_tables_and_the_paper_comparison(finished):
         "figure16",
         "cross_paper",
     ):
+        assert (finished / "results" / "figures" / "mdad" / f"{name}.png").stat().st_size > 10_000
+    percent = pd.read_csv(tables / "percent.csv")
+    whole, each = percent[percent.scope == "benchmark"], percent[percent.scope == "subtask"]
+    assert len(whole) == 4 * 2 * 2 * 2 and set(whole.n_source) == {10, 20}  # sources: all
+    assert dict(whole.groupby("fraction").k.first()) == {0.1: 3, 0.3: 9} and (whole.trials == 2).all()
+    assert len(each) == 4 * 2 * 2 and set(each.n_source) == {20} and (each.trials == 10).all()  # the schema's default
+    assert dict(each.groupby("fraction").k.first()) == {0.1: 2, 0.3: (6 + 3) / 2}
+    for name in ("figure10", "figure17"):
         assert (finished / "results" / "figures" / "mdad" / f"{name}.png").stat().st_size > 10_000
     same = pd.read_csv(tables / "same_size.csv")
     assert (same.models == 11).all() and len(same) == 4 * 2 and same.share_below.between(0, 1).all()

@@ -3,8 +3,8 @@
 # The jobs come from benchcast.studies.mdad.plan.
 
 from benchcast.studies.mdad.plan import (  # noqa: E402
-    REPORT_GROUP as MDAD_REPORT_GROUP, RUN_GROUP as MDAD_RUN_GROUP, RUNS as MDAD_RUNS,
-    SAME_SIZE_RUNS as MDAD_SAME_SIZE_RUNS, TIMING as MDAD_TIMING,
+    PERCENT_RUNS as MDAD_PERCENT_RUNS, REPORT_GROUP as MDAD_REPORT_GROUP, RUN_GROUP as MDAD_RUN_GROUP,
+    RUNS as MDAD_RUNS, SAME_SIZE_RUNS as MDAD_SAME_SIZE_RUNS, TIMING as MDAD_TIMING,
     Plan as MDADPlan,
 )
 
@@ -13,6 +13,7 @@ MDAD_PLAN = MDADPlan(MDAD, CATALOG)
 MDAD_TABLES = MDAD_PLAN.tables()
 MDAD_FIGURES = MDAD_PLAN.figures()
 MDAD_SAME_SIZE = MDAD_PLAN.same_size_outputs()
+MDAD_PERCENT = MDAD_PLAN.percent_outputs()
 # the paper's published results of a dataset: the catalog entry's paper_* files
 MDAD_PAPER = {
     d: {kind: catalog_file(d, f"paper_{kind}", "mdad tables") for kind in ("mdad", "estimation")}
@@ -42,6 +43,8 @@ STUDY_INDEX["mdad"] = {
         ["Figures 7, 8: agreement thresholds and bin resolutions", [MDAD_TABLES["sensitivity"], MDAD_FIGURES["figure7"],
                                                                     MDAD_FIGURES["figure8"]]],
         ["Table 2: seconds per trial (ours next to the paper's)", [MDAD_TABLES["table2"]]],
+        *([["Figures 10, 17: micro-benchmarks of a fixed percentage, of each subtask and of the whole benchmark",
+            list(MDAD_PERCENT.values())]] if MDAD_PERCENT else []),
         ["Table 3: MDAD against the number of trials", [MDAD_TABLES["table3"]]],
     ],
 }
@@ -197,3 +200,63 @@ rule mdad_same_size:
         BENCHCAST_ENV
     script:
         "../scripts/mdad/same_size.py"
+
+
+rule mdad_percent_run:
+    """Every trial of one selector at fixed percentages of the seen half (Appendix G): of the whole
+    half (scope benchmark) or of each subtask's, every subtask its own benchmark (scope subtask)."""
+    input:
+        **dataset_tables("{dataset}"),
+    output:
+        MDAD_PERCENT_RUNS,
+    wildcard_constraints:
+        scope="benchmark|subtask",
+        dataset=names_regex(MDAD["datasets"]),
+        method=names_regex(MDAD_PLAN.selectors),
+        n_source=r"\d+",
+    params:
+        seed=config["seed"],
+        n_targets=MDAD["n_targets"],
+        min_accuracy=MDAD["min_accuracy"],
+        dedupe_models=MDAD["dedupe_models"],
+        fractions=lambda w: MDAD_PLAN.percent_scope(w.scope)["fractions"],
+        trials=lambda w: MDAD_PLAN.percent_scope(w.scope)["trials"],
+        method_params=lambda w: MDAD_PLAN.methods[w.method],
+    group: MDAD_RUN_GROUP
+    resources:
+        **JOB_RESOURCES.of("mdad_percent_run"),
+    log:
+        "logs/mdad/percent/{scope}/{dataset}/{method}/n_source={n_source}.log",
+    benchmark:
+        "benchmarks/mdad/percent/{scope}/{dataset}/{method}/n_source={n_source}.tsv"
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/mdad/percent_run.py"
+
+
+rule mdad_percent:
+    """Figures 10 and 17: error, tau and MDAD against the fraction selected."""
+    input:
+        runs=[MDAD_PERCENT_RUNS.format(scope=s, dataset=d, method=m, n_source=n) for s, d, m, n in MDAD_PLAN.percent_cells()],
+    output:
+        table=report(MDAD_PERCENT.get("table", "results/tables/mdad/percent.csv"), caption="../report/mdad/tables.rst",
+                     category="MDAD", subcategory="Tables"),
+        figure10=report(MDAD_PERCENT.get("figure10", "results/figures/mdad/figure10.png"),
+                        caption="../report/mdad/figures.rst", category="MDAD", subcategory="Figures"),
+        figure17=report(MDAD_PERCENT.get("figure17", "results/figures/mdad/figure17.png"),
+                        caption="../report/mdad/figures.rst", category="MDAD", subcategory="Figures"),
+    params:
+        seed=config["seed"],
+        cells=MDAD_PLAN.percent_cells(),
+        agreement=MDAD["agreement"],
+        selectors=MDAD_PLAN.selectors,
+    group: MDAD_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("mdad_tables"),
+    log:
+        "logs/mdad/percent.log",
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/mdad/percent.py"

@@ -42,12 +42,21 @@ KEYS = ["dataset", "method", "n_source", "split", "k"]
 
 
 def cell_counts(estimates: pd.DataFrame, split: str, binning: Binning) -> BinCounts:
-    """Per-trial pair counts per bin of one (run file, size) against the ``split`` half."""
-    outcomes = [
-        pair_outcomes(g["estimate"].to_numpy(), g[f"{split}_correct"].to_numpy(), int(g[f"n_{split}"].iloc[0]), binning)
-        for _, g in estimates.groupby("trial", sort=True)
-    ]
-    return bin_counts(outcomes)
+    """Per-trial pair counts per bin of one (run file, size) against the ``split`` half; with a
+    ``subtask`` column (subtasks run as benchmarks of their own) a trial pools its subtasks' pairs."""
+
+    def outcomes(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        n_items = int(g[f"n_{split}"].iloc[0])
+        return pair_outcomes(g["estimate"].to_numpy(), g[f"{split}_correct"].to_numpy(), n_items, binning)
+
+    per_trial = []
+    for _, trial in estimates.groupby("trial", sort=True):
+        if "subtask" not in trial:
+            per_trial.append(outcomes(trial))
+            continue
+        parts = [outcomes(g) for _, g in trial.groupby("subtask", sort=True)]
+        per_trial.append((np.concatenate([b for b, _ in parts]), np.concatenate([c for _, c in parts])))
+    return bin_counts(per_trial)
 
 
 def summarize_run(

@@ -257,3 +257,26 @@ def cross_paper(table: pd.DataFrame, summary: pd.DataFrame, path: str) -> None:
         if i == 0:
             ax.legend(fontsize=5, ncol=2)
     _save(fig, path)
+
+
+def percent_grid(table: pd.DataFrame, pool: str, path: str) -> None:
+    """Figures 10 and 17: estimation error, Kendall's tau and MDAD (seen half) against the fraction
+    of ``pool`` selected; per dataset one column at its largest source count."""
+    table = _largest(table[table.split == "seen"]) if not table.empty else table
+    datasets = sorted(table.dataset.unique()) or ["(none)"]
+    fig, axes = plt.subplots(3, len(datasets), figsize=(3.6 * len(datasets), 8), squeeze=False)
+    for col, dataset in enumerate(datasets):
+        t = table[table.dataset == dataset]
+        for method, g in t.groupby("method", sort=False):
+            x = 100 * g.fraction
+            axes[0][col].errorbar(x, g.error, yerr=1.96 * g.error_se, label=_label(method), capsize=2, lw=1)
+            axes[1][col].errorbar(x, g.tau, yerr=1.96 * g.tau_se, capsize=2, lw=1)
+            axes[2][col].plot(x, g.mdad, marker="o", ms=3, lw=1)
+            axes[2][col].fill_between(x, g.mdad_lower.clip(lower=0), g.mdad_upper, alpha=0.15)
+        sources = f", {int(t.n_source.max())} sources" if len(t) else ""
+        axes[0][col].set_title(f"{dataset}{sources}")
+        for r, name in enumerate(["estimation error (points)", "Kendall's tau", "MDAD (points)"]):
+            axes[r][col].set(xscale="log", ylabel=name if col == 0 else None)
+        axes[2][col].set_xlabel(f"% of {pool} selected")
+    axes[0][0].legend(fontsize=7)
+    _save(fig, path)

@@ -24,6 +24,8 @@ RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 TIMING = "results/timing/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 #: Section 5.3 / Appendix L: a fixed group of target models (e.g. 8B instruction-tuned) per dataset
 SAME_SIZE_RUNS = "results/runs/mdad_same_size/{dataset}/{group}/{method}.parquet"
+#: Appendix G: micro-benchmarks of a fixed percentage, of the whole seen half or of each subtask's
+PERCENT_RUNS = "results/runs/mdad_percent/{scope}/{dataset}/{method}/n_source={n_source}.parquet"
 TABLES = "results/tables/mdad"
 FIGURES = "results/figures/mdad"
 #: MDAD run jobs take seconds (IRT methods a minute or more); SLURM bundles them
@@ -51,6 +53,8 @@ class Plan:
     #: the paper's selectors (config ``methods``): every source count, and the paper's figures
     selectors: list[str] = field(init=False)
     cells: list[Cell] = field(init=False)
+    #: per dataset the source counts that leave ``n_targets`` targets
+    source_counts: dict[str, list[int]] = field(init=False)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -71,7 +75,7 @@ class Plan:
                 self.methods[name] = dict(entry.get("params") or {})
         self.selectors = [entry["name"] for entry in cfg["methods"]]
         min_budget = {name: make_method(name, params).min_budget() for name, params in self.methods.items()}
-        self.cells = []
+        self.cells, self.source_counts = [], {}
         for spec in iter_item_datasets(cfg["datasets"], self.catalog):
             if spec.n_models is None or spec.n_items is None:
                 raise ConfigError(
@@ -85,6 +89,7 @@ class Plan:
                     f"config mdad: dataset '{spec.name}' ({spec.n_models} models, {spec.n_items} items) leaves no "
                     f"size below its seen half or no source count beside {cfg['n_targets']} targets. Fix: lower them"
                 )
+            self.source_counts[spec.name] = sources
             for method in self.methods:
                 runs = tuple(k for k in sizes if k >= min_budget[method])
                 if not runs:
@@ -94,6 +99,12 @@ class Plan:
                     )
                 for n_source in sources if method in self.selectors else [max(sources)]:
                     self.cells.append(Cell(spec.name, method, n_source, runs))
+        for scope in ("benchmark", "subtask"):
+            for dataset in self.percent_scope(scope).get("datasets") or []:
+                if dataset not in cfg["datasets"]:
+                    raise ConfigError(
+                        f"config mdad.percent.{scope}: dataset '{dataset}' is not in mdad.datasets. Fix: add it"
+                    )
         for group, spec in self.same_size_groups().items():
             for dataset in spec["datasets"]:
                 if dataset not in cfg["datasets"]:
@@ -156,5 +167,36 @@ class Plan:
             return {}
         return {"table": f"{TABLES}/same_size.csv", "figure": f"{FIGURES}/figure5.png"}
 
+    def percent_scope(self, scope: str) -> dict:
+        """Config ``percent.<scope>`` (empty when the config has none)."""
+        return dict((self.config.get("percent") or {}).get(scope) or {})
+
+    def percent_cells(self) -> list[tuple[str, str, str, int]]:
+        """(scope, dataset, selector, source count) of every fixed-percentage run: each dataset's
+        largest source count, or all of them (``sources: all``)."""
+        cells = []
+        for scope in ("benchmark", "subtask"):
+            spec = self.percent_scope(scope)
+            for dataset in spec.get("datasets") or []:
+                counts = self.source_counts[dataset]
+                for method in self.selectors:
+                    for n_source in counts if spec.get("sources") == "all" else [max(counts)]:
+                        cells.append((scope, dataset, method, n_source))
+        return cells
+
+    def percent_outputs(self) -> dict[str, str]:
+        if not self.percent_cells():
+            return {}
+        return {
+            "table": f"{TABLES}/percent.csv",
+            "figure10": f"{FIGURES}/figure10.png",
+            "figure17": f"{FIGURES}/figure17.png",
+        }
+
     def final_outputs(self) -> list[str]:
-        return [*self.tables().values(), *self.figures().values(), *self.same_size_outputs().values()]
+        return [
+            *self.tables().values(),
+            *self.figures().values(),
+            *self.same_size_outputs().values(),
+            *self.percent_outputs().values(),
+        ]

@@ -94,10 +94,12 @@ def draw_trial(
     trial: int,
     base_seed: int,
     fixed_targets: np.ndarray | None = None,
+    halves_stream: str = "",
 ) -> Trial:
     """One trial of the protocol (module docstring). ``fixed_targets`` (model indices) replaces the
     random draw of the targets -- the released code's ``--fixed_target_models`` (Section 5.3: same-size
-    models); the sources are still drawn from the other models."""
+    models); the sources are still drawn from the other models. ``halves_stream`` extends the halves'
+    seed stream (one subtask run as its own benchmark gets its own halves, the trial's models)."""
     if fixed_targets is not None:
         n_targets = len(fixed_targets)
     if n_targets + n_source > n_models:
@@ -109,7 +111,7 @@ def draw_trial(
         targets = np.asarray(fixed_targets, dtype=np.int64)
     rest = np.setdiff1d(np.arange(n_models), targets)
     sources = rng.choice(rest, size=n_source, replace=False)
-    seen, unseen = halves(subtasks, seeding.rng(base_seed, trial, f"mdad:halves:{n_source}"))
+    seen, unseen = halves(subtasks, seeding.rng(base_seed, trial, f"mdad:halves:{n_source}{halves_stream}"))
     return Trial(trial, n_source, sources, targets, seen, unseen)
 
 
@@ -124,10 +126,12 @@ def run_cell(
     base_seed: int,
     n_targets: int = 50,
     fixed_targets: np.ndarray | None = None,
+    halves_stream: str = "",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run ``method`` at every size ``k`` of ``sizes`` on ``trials`` trials with ``n_source``
-    sources (``fixed_targets``: the same target models in every trial, :func:`draw_trial`). An IRT method's fit is made once per trial and serves every size (as the released
-    code's tinyBenchmarks); methods that read subtasks get the seen items' subtasks.
+    sources (``fixed_targets``, ``halves_stream``: :func:`draw_trial`). An IRT method's fit is made
+    once per trial and serves every size (as the released code's tinyBenchmarks); methods that read
+    subtasks get the seen items' subtasks.
 
     Returns ``(estimates, timing)``: per trial, size and target ``trial, k, model_idx, estimate,
     seen_correct, unseen_correct, n_seen, n_unseen, items_queried``; per trial and size
@@ -136,7 +140,7 @@ def run_cell(
     """
     frames, timing = [], []
     for t in range(trials):
-        tr = draw_trial(scores.shape[0], subtasks, n_source, n_targets, t, base_seed, fixed_targets)
+        tr = draw_trial(scores.shape[0], subtasks, n_source, n_targets, t, base_seed, fixed_targets, halves_stream)
         source = scores[np.ix_(tr.sources, tr.seen)]
         target_seen = scores[np.ix_(tr.targets, tr.seen)]
         seen_correct = target_seen.sum(axis=1).round().astype(np.int32)

@@ -134,3 +134,30 @@ def write_same_size(
     write_table(table, csv=table_path)
     figures.same_size(table, gaps, figure_path)
     log(f"{len(cells)} runs; groups {sorted(gaps)}")
+
+
+def write_percent(
+    cells: Sequence[tuple[str, str, str, int]],
+    runs: Sequence[str],
+    agreement_settings: Mapping,
+    table_path: str,
+    figure10_path: str,
+    figure17_path: str,
+    base_seed: int,
+    log: Callable[[str], None] = print,
+) -> None:
+    """Appendix G (rule ``mdad_percent``): ``percent.csv`` and Figures 10 (each subtask's seen half)
+    and 17 (the whole seen half) from the fixed-percentage runs of each (scope, dataset, method,
+    source count) in ``cells``."""
+    from benchcast.studies.mdad import figures
+    from benchcast.studies.mdad.percent import COLUMNS, summarize_percent
+
+    rows = []
+    for (scope, dataset, method, n_source), path in zip(cells, runs, strict=True):
+        estimates = pd.read_parquet(path)
+        rows += summarize_percent(estimates, scope, dataset, method, int(n_source), agreement_settings, base_seed)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    write_table(table, csv=table_path)
+    figures.percent_grid(table[table.scope == "subtask"], "each subtask's seen half", figure10_path)
+    figures.percent_grid(table[table.scope == "benchmark"], "the whole seen half", figure17_path)
+    log(f"{len(cells)} runs, {len(table)} rows")
