@@ -1,0 +1,168 @@
+"""Task-level evaluation, shared by the studies that estimate a model on every task of a benchmark
+(the collaborative-filtering study, Zhong, Yi & Ye): per-task budgets, an oracle that enforces them,
+a release-order split, and the task-level metrics.
+
+A *task* is a group of a matrix's items (a subject, a scenario); ``tasks`` gives each item's task
+as an integer ``0 .. n_tasks - 1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from benchcast.errors import BudgetExceeded
+from benchcast.oracle import Oracle
+
+
+def task_budgets(task_sizes: Sequence[int], ratio: float, floor: int = 20) -> np.ndarray:
+    """Items each task may spend (Appendix F): ``floor(ratio * |T_i|)``, at least ``floor`` items,
+    and every item of a task with fewer. The paper does not say how ``ratio * |T_i|`` is rounded:
+    down, in exact arithmetic (``floor(0.29 * 100)`` is 29, not the float's 28)."""
+    if not 0 < ratio <= 1:
+        raise ValueError(f"ratio must be in (0, 1], got {ratio}")
+    sizes = np.asarray(task_sizes, dtype=np.int64)
+    scaled = np.array([int(Fraction(str(ratio)) * int(n)) for n in sizes], dtype=np.int64)
+    return np.minimum(sizes, np.maximum(scaled, floor))
+
+
+def task_index(labels: Sequence) -> tuple[np.ndarray, list]:
+    """Each item's task as ``0 .. n_tasks - 1`` (tasks in order of first appearance) and the names."""
+    names = list(dict.fromkeys(np.asarray(labels).tolist()))
+    lookup = {name: i for i, name in enumerate(names)}
+    return np.array([lookup[x] for x in np.asarray(labels).tolist()], dtype=np.int64), names
+
+
+class TaskOracle(Oracle):
+    """An :class:`~benchcast.oracle.Oracle` whose budget is per task: a target may see at most
+    ``budgets[t]`` distinct items of task ``t`` (the overall budget is their sum)."""
+
+    def __init__(self, scores: np.ndarray, tasks: np.ndarray, budgets: Sequence[int]):
+        tasks = np.asarray(tasks, dtype=np.int64)
+        budgets = np.asarray(budgets, dtype=np.int64)
+        if tasks.shape != (scores.shape[1],):
+            raise ValueError(f"tasks has {tasks.shape} labels for {scores.shape[1]} items")
+        sizes = np.bincount(tasks, minlength=len(budgets))
+        if len(sizes) != len(budgets) or (budgets > sizes).any() or (budgets < 0).any():
+            raise BudgetExceeded(f"task budgets {budgets.tolist()} do not fit the task sizes {sizes.tolist()}")
+        super().__init__(scores, int(budgets.sum()))
+        self.tasks, self.budgets = tasks, budgets
+        self._onehot = np.zeros((len(tasks), len(budgets)), dtype=np.int64)
+        self._onehot[np.arange(len(tasks)), tasks] = 1
+
+    @property
+    def spent_per_task(self) -> np.ndarray:
+        """Distinct items answered so far, per target and task."""
+        return self._seen.astype(np.int64) @ self._onehot
+
+    def query(self, items, rows=None) -> np.ndarray:
+        items = np.asarray(items, dtype=np.int64)
+        rows_idx = np.arange(self.n_targets) if rows is None else np.asarray(rows, dtype=np.int64)
+        if items.ndim == 1 and items.size and items.min() >= 0 and items.max() < self.n_items:
+            seen = self._seen[rows_idx].copy()
+            seen[:, items] = True
+            over = seen.astype(np.int64) @ self._onehot > self.budgets
+            if over.any():
+                r, t = np.argwhere(over)[0]
+                raise BudgetExceeded(
+                    f"target row {int(rows_idx[r])} would see {int((seen[r] & (self.tasks == t)).sum())} distinct "
+                    f"items of task {int(t)}, its budget is {int(self.budgets[t])}"
+                )
+        return super().query(items, rows)
+
+
+@dataclass(frozen=True)
+class ReleaseSplit:
+    """Initial models (full results known) and new models, as row indices."""
+
+    initial: np.ndarray
+    new: np.ndarray
+    kind: str  # "date" or "random"
+
+
+def release_split(order: np.ndarray, initial_share: float = 0.75) -> ReleaseSplit:
+    """The oldest ``round(initial_share * n)`` models are the initial ones (the paper's 3:1 split
+    by release date). ``order``: a release key per model (a date, or an addition index); ties
+    keep the matrix order."""
+    order = np.asarray(order)
+    n_initial = int(round(initial_share * len(order)))
+    if not 1 < n_initial < len(order):
+        raise ValueError(f"an initial share of {initial_share} leaves no initial or no new models of {len(order)}")
+    ranked = np.argsort(order, kind="stable")
+    return ReleaseSplit(np.sort(ranked[:n_initial]), np.sort(ranked[n_initial:]), "date")
+
+
+def random_split(n_models: int, rng: np.random.Generator, initial_share: float = 0.75) -> ReleaseSplit:
+    """The 3:1 split at random, where release dates are missing."""
+    n_initial = int(round(initial_share * n_models))
+    perm = rng.permutation(n_models)
+    return ReleaseSplit(np.sort(perm[:n_initial]), np.sort(perm[n_initial:]), "random")
+
+
+def ranks_among(values: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """Each value's rank among the ``pool`` (e.g. the initial models' accuracies on a task): one plus
+    the number of pool members strictly better (a tie shares the better rank)."""
+    pool = np.sort(np.asarray(pool, dtype=np.float64))
+    return 1 + len(pool) - np.searchsorted(pool, np.asarray(values, dtype=np.float64), side="right")
+
+
+def ndcg_at_k(predicted: np.ndarray, truth: np.ndarray, k: int) -> float:
+    """NDCG@k of ranking models by ``predicted``: gains are the true accuracies, discount
+    ``1/log2(position + 1)``, normalised by the ideal ranking by ``truth``."""
+    k = min(int(k), len(truth))
+    discount = 1 / np.log2(np.arange(2, k + 2))
+    order = np.argsort(-np.asarray(predicted, dtype=np.float64), kind="stable")[:k]
+    ideal = np.sort(np.asarray(truth, dtype=np.float64))[::-1][:k]
+    best = float(ideal @ discount)
+    return float(np.asarray(truth)[order] @ discount) / best if best > 0 else 0.0
+
+
+def topk_recall(predicted: np.ndarray, truth: np.ndarray, k: int) -> float:
+    """Share of the true top-k models (by ``truth``) among the predicted top-k (ties broken by
+    position)."""
+    k = min(int(k), len(truth))
+    top = set(np.argsort(-np.asarray(truth, dtype=np.float64), kind="stable")[:k].tolist())
+    guess = set(np.argsort(-np.asarray(predicted, dtype=np.float64), kind="stable")[:k].tolist())
+    return len(top & guess) / k
+
+
+def task_metrics(estimate: np.ndarray, truth: np.ndarray, initial: np.ndarray, k: int = 10) -> dict[str, float]:
+    """The paper's task-level metrics (Section 5, Appendix G), each averaged over tasks:
+
+    - ``mae``: mean over new models of ``|p - p_hat|`` (accuracy, 0-1);
+    - ``weighted_mae``: the same weighted by ``1 / r`` (``r`` the true rank among the initial
+      models), weights normalised to sum to one per task -- strong models count most;
+    - ``rank_mae`` / ``weighted_rank_mae``: the same for the rank among the initial models;
+    - ``recall_at_k`` / ``ndcg_at_k``: the initial models (their true accuracies) and the new
+      models (estimated) ranked together against the true ranking; NDCG's gains are the true
+      accuracies.
+
+    ``estimate``, ``truth``: (new models, tasks); ``initial``: (initial models, tasks)."""
+    estimate, truth, initial = (np.asarray(a, dtype=np.float64) for a in (estimate, truth, initial))
+    per_task = {name: [] for name in ("mae", "weighted_mae", "rank_mae", "weighted_rank_mae", "recall", "ndcg")}
+    for t in range(truth.shape[1]):
+        r_true = ranks_among(truth[:, t], initial[:, t])
+        r_hat = ranks_among(estimate[:, t], initial[:, t])
+        w = 1 / r_true
+        w = w / w.sum()
+        err, rank_err = np.abs(estimate[:, t] - truth[:, t]), np.abs(r_hat - r_true)
+        per_task["mae"].append(err.mean())
+        per_task["weighted_mae"].append(w @ err)
+        per_task["rank_mae"].append(rank_err.mean())
+        per_task["weighted_rank_mae"].append(w @ rank_err)
+        pooled_truth = np.concatenate([initial[:, t], truth[:, t]])
+        pooled_guess = np.concatenate([initial[:, t], estimate[:, t]])
+        per_task["recall"].append(topk_recall(pooled_guess, pooled_truth, k))
+        per_task["ndcg"].append(ndcg_at_k(pooled_guess, pooled_truth, k))
+    out = {name: float(np.mean(v)) for name, v in per_task.items()}
+    return {
+        "mae": out["mae"],
+        "weighted_mae": out["weighted_mae"],
+        "rank_mae": out["rank_mae"],
+        "weighted_rank_mae": out["weighted_rank_mae"],
+        f"recall_at_{k}": out["recall"],
+        f"ndcg_at_{k}": out["ndcg"],
+    }
