@@ -1,0 +1,1 @@
+"""The collaborative-filtering task-level study (Zhong, Yi & Ye)."""

@@ -1,0 +1,214 @@
+"""The collaborative-filtering estimator of Zhong, Yi & Ye ("Efficient Evaluation of Large Language
+Models via Collaborative Filtering", Section 4, Algorithms 1-2): a probe chosen per target model and
+task, then optimal-transport oversampling and item-level collaborative filtering for the items it
+did not answer. No code is released and the text gives no hyper-parameter values: every choice the
+text leaves open is a field of :class:`CFSettings`, documented there.
+
+Stage 1 (Alg. 1), per task ``i``:
+
+- item importance ``v(x|F)``: the sample variance of item ``x``'s column over the models ``F``
+  (Eq. 6, ddof 1). On 0/1 data it ranks items as Eq. 11 does (``1/|#right - #wrong|``), with ties
+  between every item of the same count: ties are broken by a fixed random order of each task's
+  items (seed stream ``cf:ties``), never by position;
+- the probe starts with the items of highest ``v(x|F_B)`` (``F_B``: all initial models); each round
+  asks the target the new items, takes its ``n_similar`` most similar initial models ``F_S`` on the
+  probe so far and adds the best unselected items by ``alpha v(x|F_B) + (1 - alpha) v(x|F_S)``
+  (Eq. 7). The budget is split into ``rounds + 1`` near-equal parts: the first is the initial probe.
+  Similarity of answer vectors: the cosine of the answers coded -1/+1 (on 0/1 data the agreement
+  rate, rescaled); the 0/1 cosine is undefined for a target that missed every probe item.
+
+Stage 2 (Alg. 2), per task ``i``: ``p_i = (a_s + c_ns) / |T_i|`` (Eq. 8) with ``c_ns`` predicted:
+
+- **oversampling** (Eq. 9): the tasks whose initial-model accuracy vectors have cosine
+  ``>= tau0`` with task ``i`` (centred first by default: uncentred, every HELM-Lite task pair is
+  0.87-1.00) give their selected items ``st``; the exact optimal transport plan ``P`` between
+  ``st`` and task ``i``'s unselected items ``ns`` (uniform marginals, Euclidean cost between the
+  items' initial-model columns) maps them to ``|ns|`` synthetic items, the barycentric projection
+  ``D_st P |ns|`` (the text's ``D_st P`` without the ``|ns|`` would shrink every entry below
+  ``1/|ns|``), thresholded at 0.5 on 0/1 data (Appendix D.2); the target's answers move the same way.
+  The synthetic items join the selected ones for what follows;
+- Eq. 10: unselected items whose Eq. 7 score is below ``v_bar / tau1`` (``v_bar``: the mean score
+  of the selected items) are predicted by the mean of all initial models;
+- the rest: the mean -1/+1 cosine ``c`` to their ``neighbours`` (3) most similar selected items
+  over the initial models; where ``c >= max(tau2, q-quantile of c over the task)`` the target's mean
+  on those items, else the mean of ``F_S`` on the item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import ot
+
+from benchcast import seeding
+from benchcast.tasks import TaskOracle
+
+
+@dataclass(frozen=True)
+class CFSettings:
+    """Hyper-parameters (Table 6 of the paper; no values are given there)."""
+
+    n_similar: int = 20  # |S|: similar initial models
+    alpha: float = 0.5  # Eq. 7: weight of the importance over all initial models
+    rounds: int = 3  # Alg. 1 iterations after the initial probe
+    tau0: float = 0.5  # Eq. 9: task similarity for oversampling
+    tau1: float = 2.0  # Eq. 10: an item below v_bar / tau1 is unimportant
+    tau2: float = 0.5  # smallest mean similarity for the target's own answers
+    q: float = 0.5  # quantile of the task's mean similarities (tau3 = max(tau2, quantile))
+    neighbours: int = 3  # similar selected items per unselected item
+    centre_tasks: bool = True  # centre the accuracy vectors before the task cosine
+    oversample: bool = True  # Eq. 9 on or off (Fig. 8)
+    binary: bool = True  # threshold synthetic items at 0.5
+
+
+def item_variance(columns: np.ndarray) -> np.ndarray:
+    """Eq. 6: sample variance (ddof 1) of every item column over the rows (models)."""
+    return columns.var(axis=0, ddof=1) if len(columns) > 1 else np.zeros(columns.shape[1])
+
+
+def signed_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine between the rows of ``a`` and ``b`` with scores coded ``2x - 1`` (0 for a zero vector)."""
+    a, b = 2 * np.asarray(a, dtype=np.float64) - 1, 2 * np.asarray(b, dtype=np.float64) - 1
+    na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+    return (a @ b.T) / np.where(np.outer(na, nb) > 0, np.outer(na, nb), 1.0)
+
+
+def task_similarity(initial: np.ndarray, tasks: np.ndarray, centre: bool) -> np.ndarray:
+    """Cosine between the tasks' accuracy vectors over the initial models (Section 4.2)."""
+    n_tasks = int(tasks.max()) + 1
+    acc = np.stack([initial[:, tasks == t].mean(axis=1) for t in range(n_tasks)])
+    if centre:
+        acc = acc - acc.mean(axis=1, keepdims=True)
+    norm = np.linalg.norm(acc, axis=1)
+    norm = np.where(norm > 0, norm, 1.0)
+    return (acc @ acc.T) / np.outer(norm, norm)
+
+
+def _ranked(score: np.ndarray, tie_rank: np.ndarray) -> np.ndarray:
+    """Indices by descending score, ties by ``tie_rank``."""
+    return np.lexsort((tie_rank, -score))
+
+
+def probe_parts(budget: int, rounds: int) -> list[int]:
+    """The budget in ``rounds + 1`` near-equal parts (the larger first), empty parts dropped: the
+    initial probe, then each round's new items."""
+    n = rounds + 1
+    parts = [budget // n + (1 if r < budget % n else 0) for r in range(n)]
+    return [p for p in parts if p > 0]
+
+
+def oversample(
+    st_columns: np.ndarray, st_target: np.ndarray, ns_columns: np.ndarray, binary: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. 9: synthetic items for the unselected ones from the selected items of similar tasks --
+    the barycentric projection of the exact transport plan. ``st_columns`` (models, |st|),
+    ``st_target`` (|st|,), ``ns_columns`` (models, |ns|). Returns the synthetic columns (models,
+    |ns|) and the target's synthetic answers (|ns|,)."""
+    n_st, n_ns = st_columns.shape[1], ns_columns.shape[1]
+    cost = ot.dist(st_columns.T, ns_columns.T, metric="euclidean")
+    plan = ot.emd(np.full(n_st, 1 / n_st), np.full(n_ns, 1 / n_ns), cost) * n_ns
+    columns, target = st_columns @ plan, st_target @ plan
+    if binary:
+        columns, target = (columns >= 0.5).astype(np.float64), (target >= 0.5).astype(np.float64)
+    return columns, target
+
+
+class CollaborativeFiltering:
+    """Algorithms 1-2 over every task of a matrix at once (oversampling reads the other tasks'
+    selections). ``fit`` takes the initial models' full results; ``estimate`` asks each target
+    through a :class:`~benchcast.tasks.TaskOracle` and returns (targets, tasks) accuracies."""
+
+    def __init__(self, settings: CFSettings = CFSettings()):
+        self.settings = settings
+
+    def fit(self, initial: np.ndarray, tasks: np.ndarray, budgets: np.ndarray, rng: np.random.Generator):
+        self.initial_ = np.asarray(initial, dtype=np.float64)
+        self.tasks_ = np.asarray(tasks, dtype=np.int64)
+        self.budgets_ = np.asarray(budgets, dtype=np.int64)
+        self.items_ = [np.flatnonzero(self.tasks_ == t) for t in range(len(self.budgets_))]
+        self.tie_rank_ = [rng.permutation(len(items)) for items in self.items_]  # a random order per task
+        self.v_all_ = [item_variance(self.initial_[:, items]) for items in self.items_]
+        self.item_mean_ = self.initial_.mean(axis=0)
+        self.similar_tasks_ = task_similarity(self.initial_, self.tasks_, self.settings.centre_tasks)
+        return self
+
+    def _select(self, oracle: TaskOracle, row: int, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Alg. 1 for target ``row`` on task ``t``: selected items (task positions), the target's
+        answers on them, the final similar models."""
+        s, items, budget = self.settings, self.items_[t], int(self.budgets_[t])
+        columns, v_all, ties = self.initial_[:, items], self.v_all_[t], self.tie_rank_[t]
+        parts = probe_parts(budget, s.rounds)
+        chosen = list(_ranked(v_all, ties)[: parts[0]])
+        similar = np.arange(len(self.initial_))
+        for extra in parts[1:] + [0]:
+            answers = oracle.query(items[chosen], rows=[row])[0]
+            agreement = signed_cosine(answers[None, :], columns[:, chosen])[0]
+            similar = np.lexsort((np.arange(len(agreement)), -agreement))[: s.n_similar]
+            if not extra:
+                break
+            score = s.alpha * v_all + (1 - s.alpha) * item_variance(columns[similar])
+            score[chosen] = -np.inf
+            chosen += list(_ranked(score, ties)[:extra])
+        return np.asarray(chosen, dtype=np.int64), answers, similar
+
+    def estimate(self, oracle: TaskOracle, rng: np.random.Generator | None = None) -> np.ndarray:
+        n_tasks = len(self.items_)
+        out = np.empty((oracle.n_targets, n_tasks))
+        for row in range(oracle.n_targets):
+            picks = [self._select(oracle, row, t) for t in range(n_tasks)]
+            for t in range(n_tasks):
+                out[row, t] = self._predict(t, picks)
+        return out
+
+    def _predict(self, t: int, picks) -> float:
+        """Alg. 2 for one target on task ``t`` from every task's selection ``picks``."""
+        s, items = self.settings, self.items_[t]
+        chosen, answers, similar = picks[t]
+        unselected = np.setdiff1d(np.arange(len(items)), chosen)
+        if not len(unselected):
+            return float(answers.mean())
+        sel_columns, sel_target = self.initial_[:, items[chosen]], answers
+        ns_columns = self.initial_[:, items[unselected]]
+        others = [u for u in range(len(self.items_)) if u != t and self.similar_tasks_[t, u] >= s.tau0]
+        if s.oversample and others:
+            st = np.concatenate([self.items_[u][picks[u][0]] for u in others])
+            st_target = np.concatenate([picks[u][1] for u in others])
+            syn_columns, syn_target = oversample(self.initial_[:, st], st_target, ns_columns, s.binary)
+            sel_columns = np.hstack([sel_columns, syn_columns])
+            sel_target = np.concatenate([sel_target, syn_target])
+
+        def importance(cols: np.ndarray) -> np.ndarray:
+            return s.alpha * item_variance(cols) + (1 - s.alpha) * item_variance(cols[similar])
+
+        v_bar = importance(sel_columns).mean()
+        v_ns = importance(ns_columns)
+        low = v_ns < v_bar / s.tau1
+        predicted = self.item_mean_[items[unselected[low]]].sum()  # Eq. 10
+        rest = ns_columns[:, ~low]
+        if rest.shape[1]:
+            sim = signed_cosine(rest.T, sel_columns.T)
+            m = min(s.neighbours, sim.shape[1])
+            top = np.argsort(-sim, axis=1, kind="stable")[:, :m]
+            c_bar = np.take_along_axis(sim, top, axis=1).mean(axis=1)
+            tau3 = max(s.tau2, float(np.quantile(c_bar, s.q)))
+            own = c_bar >= tau3
+            predicted += sel_target[top[own]].mean(axis=1).sum()
+            predicted += rest[similar][:, ~own].mean(axis=0).sum()
+        return float((answers.sum() + predicted) / len(items))
+
+
+def cf_estimates(
+    initial: np.ndarray,
+    targets: np.ndarray,
+    tasks: np.ndarray,
+    budgets: np.ndarray,
+    settings: CFSettings,
+    base_seed: int,
+    trial: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fit on ``initial``, estimate every row of ``targets`` (its full results behind a
+    :class:`TaskOracle`). Returns the (targets, tasks) estimates and the items spent per task."""
+    model = CollaborativeFiltering(settings).fit(initial, tasks, budgets, seeding.rng(base_seed, trial, "cf:ties"))
+    oracle = TaskOracle(targets, tasks, budgets)
+    return model.estimate(oracle), oracle.spent_per_task

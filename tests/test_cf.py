@@ -1,0 +1,75 @@
+"""The collaborative-filtering estimator (benchcast.studies.cf_tasks.cf) on generated data."""
+
+import numpy as np
+import pytest
+
+from benchcast.studies.cf_tasks.cf import (
+    CFSettings,
+    CollaborativeFiltering,
+    cf_estimates,
+    item_variance,
+    oversample,
+    probe_parts,
+    signed_cosine,
+    task_similarity,
+)
+from benchcast.tasks import TaskOracle, task_budgets
+
+
+def matrix(n_models=120, sizes=(60, 45, 30), seed=0):
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(size=(n_models, 1))
+    skill = ability + 0.5 * rng.normal(size=(n_models, len(sizes)))
+    tasks = np.repeat(np.arange(len(sizes)), sizes)
+    difficulty = rng.normal(size=len(tasks))
+    logits = skill[:, tasks] - difficulty
+    return (rng.random(logits.shape) < 1 / (1 + np.exp(-logits))).astype(float), tasks
+
+
+def test_identical_tasks_transport_identity():
+    rng = np.random.default_rng(1)
+    columns = (rng.random((30, 8)) < 0.5).astype(float)
+    target = (rng.random(8) < 0.5).astype(float)
+    perm = rng.permutation(8)
+    syn, syn_target = oversample(columns, target, columns[:, perm], binary=True)
+    assert np.array_equal(syn, columns[:, perm]) and np.array_equal(syn_target, target[perm])
+    # the barycentric projection of a plan between two sets keeps each synthetic item a weighted mean
+    soft, _ = oversample(columns[:, :4], target[:4], columns[:, 4:6], binary=False)
+    assert soft.shape == (30, 2) and (soft >= 0).all() and (soft <= 1).all()
+
+
+def test_helpers_on_hand_computed_cases():
+    assert probe_parts(10, 3) == [3, 3, 2, 2] and probe_parts(2, 3) == [1, 1] and probe_parts(5, 0) == [5]
+    assert item_variance(np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])).tolist() == pytest.approx([1 / 3, 0.0])
+    # a target that missed every item: the 0/1 cosine is undefined, the signed one is the agreement
+    sim = signed_cosine(np.zeros((1, 4)), np.array([[0, 0, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]]))
+    assert sim.tolist() == [[1.0, -1.0, 0.5]]
+    initial = np.array([[1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 0, 1.0]])
+    sim = task_similarity(initial, np.array([0, 0, 1, 1]), centre=False)
+    assert sim[0, 1] == pytest.approx((1 * 0 + 1 * 1 + 0 * 0.5) / (np.sqrt(2) * np.sqrt(1.25)))
+
+
+def test_budgets_are_exact_and_every_task_is_estimated():
+    scores, tasks = matrix()
+    budgets = task_budgets(np.bincount(tasks), 0.2, floor=10)
+    est, spent = cf_estimates(scores[:90], scores[90:], tasks, budgets, CFSettings(n_similar=10), base_seed=0)
+    assert (spent == budgets).all() and est.shape == (30, 3)
+    truth = np.stack([scores[90:, tasks == t].mean(axis=1) for t in range(3)], axis=1)
+    assert np.abs(est - truth).mean() < 0.1 and ((est >= 0) & (est <= 1)).all()
+    again, _ = cf_estimates(scores[:90], scores[90:], tasks, budgets, CFSettings(n_similar=10), base_seed=0)
+    assert np.array_equal(est, again)
+
+
+def test_ties_are_broken_by_the_seeded_order_not_by_position():
+    scores = np.tile(np.array([[1.0], [0.0]]), (10, 12))  # every item has the same variance
+    tasks = np.zeros(12, dtype=np.int64)
+    model = CollaborativeFiltering(CFSettings(rounds=0)).fit(scores, tasks, np.array([4]), np.random.default_rng(3))
+    chosen, _, _ = model._select(TaskOracle(scores[:1], tasks, [4]), 0, 0)
+    assert sorted(chosen) == sorted(np.argsort(model.tie_rank_[0])[:4]) and sorted(chosen) != [0, 1, 2, 3]
+
+
+def test_a_task_without_unselected_items_is_its_mean():
+    scores, tasks = matrix(sizes=(15, 40))
+    budgets = task_budgets(np.bincount(tasks), 0.1)  # 15 < 20: every item of task 0
+    est, spent = cf_estimates(scores[:90], scores[90:], tasks, budgets, CFSettings(), base_seed=0)
+    assert budgets.tolist() == [15, 20] and np.allclose(est[:, 0], scores[90:, :15].mean(axis=1))
