@@ -7,10 +7,12 @@ import pytest
 from benchcast.errors import BudgetExceeded
 from benchcast.tasks import (
     TaskOracle,
+    TaskView,
     ndcg_at_k,
     random_split,
     ranks_among,
     release_split,
+    run_per_task,
     task_budgets,
     task_index,
     task_metrics,
@@ -85,3 +87,32 @@ def test_task_metrics_known_answers():
     # task 0: truly 0.9 (initial) and 0.8 (new) on top, guessed 0.95 (new) and 0.9; task 1: both right
     assert m["recall_at_2"] == pytest.approx(np.mean([0.5, 1.0]))
     assert set(m) == {"mae", "weighted_mae", "rank_mae", "weighted_rank_mae", "recall_at_2", "ndcg_at_2"}
+
+
+@pytest.mark.parametrize("method", ["random_sampling", "anchor_points_weighted", "tinybenchmarks", "aipw"])
+def test_any_item_level_method_runs_per_task_within_each_budget(method):
+    rng = np.random.default_rng(4)
+    ability = rng.normal(size=(60, 1))
+    tasks = np.repeat([0, 1, 2], [40, 30, 12])
+    scores = (rng.random((60, 82)) < 1 / (1 + np.exp(rng.normal(size=82) - ability))).astype(float)
+    budgets = task_budgets(np.bincount(tasks), 0.25, floor=15)  # 15, 15 and all 12 of the last task
+    params = {"irt": {"dims": 2}} if method == "tinybenchmarks" else {}
+    est, spent = run_per_task(
+        method, params, scores[:45], scores[45:], tasks, budgets, lambda t, stage: np.random.default_rng(t)
+    )
+    assert est.shape == (15, 3) and (spent <= budgets).all() and (spent[:, 2] == 12).all()
+    assert np.allclose(est[:, 2], scores[45:, 70:].mean(axis=1))  # the whole task: exact
+    truth = np.stack([scores[45:, tasks == t].mean(axis=1) for t in range(3)], axis=1)
+    assert np.abs(est - truth).mean() < 0.2
+
+
+def test_task_view_refuses_items_outside_its_task():
+    oracle = TaskOracle(np.ones((1, 5)), np.array([0, 0, 1, 1, 1]), [1, 2])
+    view = TaskView(oracle, 1)
+    assert view.n_items == 3 and view.budget == 2
+    view.query([0, 2])
+    assert oracle.spent_per_task.tolist() == [[0, 2]] and view.spent.tolist() == [2]
+    with pytest.raises(BudgetExceeded):
+        view.query([1])
+    with pytest.raises(IndexError):
+        view.query([3])

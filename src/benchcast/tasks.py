@@ -166,3 +166,62 @@ def task_metrics(estimate: np.ndarray, truth: np.ndarray, initial: np.ndarray, k
         f"recall_at_{k}": out["recall"],
         f"ndcg_at_{k}": out["ndcg"],
     }
+
+
+class TaskView:
+    """The :class:`~benchcast.oracle.Oracle` interface onto one task of a :class:`TaskOracle`: an
+    item-level method queries the task's items by their position in the task, and the task oracle
+    counts them against the task's budget."""
+
+    def __init__(self, oracle: TaskOracle, task: int):
+        self._oracle, self._items = oracle, np.flatnonzero(oracle.tasks == task)
+        self.budget = int(oracle.budgets[task])
+
+    @property
+    def n_targets(self) -> int:
+        return self._oracle.n_targets
+
+    @property
+    def n_items(self) -> int:
+        return len(self._items)
+
+    @property
+    def spent(self) -> np.ndarray:
+        return self._oracle._seen[:, self._items].sum(axis=1)
+
+    def query(self, items, rows=None) -> np.ndarray:
+        items = np.asarray(items, dtype=np.int64)
+        if items.size and (items.min() < 0 or items.max() >= len(self._items)):
+            raise IndexError(f"item index out of range [0, {len(self._items)})")
+        return self._oracle.query(self._items[items], rows)
+
+
+def run_per_task(
+    method: str,
+    params: dict | None,
+    initial: np.ndarray,
+    targets: np.ndarray,
+    tasks: np.ndarray,
+    budgets: np.ndarray,
+    rng_for,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Any item-level method of the registry at task level: per task, ``fit`` on the initial models'
+    answers to its items with the task's budget and ``estimate`` every target through a
+    :class:`TaskView` of one :class:`TaskOracle` (budgets enforced by construction). A task whose
+    budget covers all its items is measured exactly. ``rng_for(task, stage)`` gives each task's
+    ``fit`` / ``estimate`` generator. Returns the (targets, tasks) estimates and the items spent per
+    target and task."""
+    from benchcast.methods.base import make_method
+
+    oracle = TaskOracle(targets, tasks, budgets)
+    out = np.empty((len(targets), len(budgets)))
+    for t, budget in enumerate(budgets):
+        view, items = TaskView(oracle, t), np.flatnonzero(tasks == t)
+        if budget >= len(items):
+            out[:, t] = view.query(np.arange(len(items))).mean(axis=1)
+            continue
+        model = make_method(method, params)
+        fit_kwargs = {"groups": np.zeros(len(items), dtype=np.int64)} if model.uses_item_groups else {}
+        model.fit(initial[:, items], int(budget), rng_for(t, "fit"), **fit_kwargs)
+        out[:, t] = model.estimate(view, rng_for(t, "estimate"))
+    return out, oracle.spent_per_task
