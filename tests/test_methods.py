@@ -655,3 +655,20 @@ def test_make_method_params_round_trip():
 def test_make_method_bad_param_value_is_config_error():
     with pytest.raises(ConfigError):
         make_method("aipw", {"alpha": "ten"})
+
+
+def test_clustering_weights_its_centres_items_by_cluster_size():
+    from benchcast.methods.clustering import nearest_distinct
+
+    # two tight groups of item columns, 3 and 1 items: with 2 clusters, weights 3 and 1
+    source = np.array([[1, 1, 1, 0, 0, 0], [1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1.0]])
+    source = np.hstack([source, source[:, :2]])  # 8 items: columns 0-2, 6, 7 alike; 3-5 alike
+    m = make_method("clustering").fit(source, 2, np.random.default_rng(0))
+    assert sorted(m.weights_.tolist()) == [3.0, 5.0]
+    oracle = Oracle(np.array([[1, 0, 0, 0, 0, 0, 0, 0.0]]), 2)
+    est = m.estimate(oracle, None)
+    picked_first_group = m.coreset_[np.argmax(m.weights_)] in (0, 1, 2, 6, 7)
+    assert picked_first_group and oracle.spent.tolist() == [2]
+    assert est[0] == pytest.approx(5 / 8 * float(oracle.query(m.coreset_)[0][np.argmax(m.weights_)]))
+    # duplicate columns: each centre still gets its own item
+    assert sorted(nearest_distinct(np.zeros((3, 2)), np.zeros((3, 2))).tolist()) == [0, 1, 2]

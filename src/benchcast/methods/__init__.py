@@ -3,6 +3,7 @@
 from benchcast.methods import (  # noqa: F401
     aipw,
     anchor_points,
+    clustering,
     double_optimize,
     irt_methods,
     lasso,

@@ -24,6 +24,7 @@ METHOD_PAPERS = {
     "p_irt": "misses the mark",
     "gp_irt": "misses the mark",
     "tailoredbench": "TailoredBench",
+    "clustering": "collaborative filtering",
     "random_subtask_equal": "MDAD",
     "stratified_confidence": "MDAD",
     "tinybenchmarks": "MDAD",
