@@ -1,0 +1,37 @@
+"""The collaborative-filtering study's figures (rule ``cf_tasks_tables``)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from benchcast.plots import _save, plt
+
+PANELS = [
+    ("mae", "MAE (accuracy)"),
+    ("weighted_mae", "weighted MAE (accuracy)"),
+    ("rank_mae", "MAE (rank)"),
+    ("weighted_rank_mae", "weighted MAE (rank)"),
+]
+
+
+def figure5(table: pd.DataFrame, path: str) -> None:
+    """Figure 5: per matrix and split (rows) the four errors against the budget ratio, every method."""
+    keys = sorted(table[["matrix", "split"]].drop_duplicates().itertuples(index=False, name=None)) or [("(none)", "")]
+    fig, axes = plt.subplots(len(keys), len(PANELS), figsize=(4 * len(PANELS), 3 * len(keys)), squeeze=False)
+    colors = {m: plt.get_cmap("tab20")(i % 20) for i, m in enumerate(sorted(table.method.unique()))}
+    for row, (matrix, split) in zip(axes, keys):
+        t = table[(table.matrix == matrix) & (table.split == split)]
+        for ax, (column, label) in zip(row, PANELS):
+            for method, g in t.groupby("method", sort=True):
+                ax.plot(
+                    g.ratio,
+                    g[column],
+                    marker="o",
+                    ms=3,
+                    lw=1.6 if method == "cf" else 1,
+                    color=colors[method],
+                    label=method,
+                )
+            ax.set(title=f"{matrix} ({split} split)", xlabel="budget ratio", ylabel=label)
+        row[0].legend(fontsize=6)
+    _save(fig, path)

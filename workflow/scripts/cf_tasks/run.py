@@ -1,0 +1,40 @@
+from pathlib import Path
+
+from threadpoolctl import threadpool_limits
+
+from benchcast.data.item_level import write_parquet_atomic
+from benchcast.data.task_matrix import load_task_matrix
+from benchcast.studies.cf_tasks.protocol import run_cell
+from benchcast.workflow_support import job_logger
+
+log = job_logger(snakemake)
+w, p = snakemake.wildcards, snakemake.params
+spec = dict(p.matrix)
+matrix = load_task_matrix(
+    Path(snakemake.input.models[0]).parents[1],
+    w.matrix,
+    spec["datasets"],
+    spec["join"],
+    spec["release"],
+    spec["dedupe"],
+)
+log(
+    f"{w.matrix}: {matrix.scores.shape[0]} models x {matrix.scores.shape[1]} items, {len(matrix.task_names)} tasks, "
+    f"{matrix.dropped_duplicates} repeated models dropped; {w.split} split, {w.method}, ratio {w.ratio}"
+)
+with threadpool_limits(1):  # one BLAS thread: a job per core
+    estimates, metrics = run_cell(
+        matrix,
+        w.split,
+        w.method,
+        dict(p.method_params),
+        float(w.ratio),
+        p.repeats,
+        p.seed,
+        p.initial_share,
+        p.floor,
+        p.top_k,
+    )
+write_parquet_atomic(metrics, snakemake.output.metrics)
+write_parquet_atomic(estimates, snakemake.output.estimates)
+log(f"MAE {metrics.mae.mean():.4f} over {p.repeats} repeats, {metrics.seconds.sum():.1f}s")

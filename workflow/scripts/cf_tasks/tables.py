@@ -1,0 +1,16 @@
+import pandas as pd
+
+from benchcast.studies.cf_tasks import analysis, figures
+from benchcast.tables import write_table
+from benchcast.workflow_support import job_logger
+
+log = job_logger(snakemake)
+p, out = snakemake.params, snakemake.output
+metrics = analysis.collect(p.cells, [pd.read_parquet(f) for f in snakemake.input.metrics])
+table = analysis.figure5(metrics)
+write_table(table, csv=out.figure5)
+write_table(analysis.table3(metrics), csv=out.table3)
+write_table(analysis.table4(metrics), csv=out.table4)
+write_table(analysis.claims(table, p.claims), csv=out.paper_vs_ours)
+figures.figure5(table, out.figure5_png)
+log(f"{len(p.cells)} runs")
