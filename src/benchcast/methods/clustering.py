@@ -9,8 +9,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning
 
 from benchcast.methods.base import Method, check_budget, register
 
@@ -40,6 +38,9 @@ class Clustering(Method):
         return {"n_init": self.n_init}
 
     def fit(self, source, budget, rng):
+        from sklearn.cluster import KMeans  # on first use: the registry import stays light
+        from sklearn.exceptions import ConvergenceWarning
+
         check_budget(source, budget)
         points = np.asarray(source, dtype=np.float64).T
         with warnings.catch_warnings():
