@@ -174,7 +174,8 @@ class TaskView:
     counts them against the task's budget."""
 
     def __init__(self, oracle: TaskOracle, task: int):
-        self._oracle, self._items = oracle, np.flatnonzero(oracle.tasks == task)
+        self._oracle, self._task = oracle, task
+        self._items = np.flatnonzero(oracle.tasks == task)
         self.budget = int(oracle.budgets[task])
 
     @property
@@ -187,7 +188,7 @@ class TaskView:
 
     @property
     def spent(self) -> np.ndarray:
-        return self._oracle._seen[:, self._items].sum(axis=1)
+        return self._oracle.spent_per_task[:, self._task]
 
     def query(self, items, rows=None) -> np.ndarray:
         items = np.asarray(items, dtype=np.int64)
