@@ -63,10 +63,14 @@ def make_workdir(root: Path) -> Path:
             "ratios": [0.2, 0.5],
             "floor": 10,
             "repeats": 2,
+            "tuning": {"ratio": 0.2, "grid": {"n_similar": [4, 8], "tau1": [1, 4]}},
             "methods": [
                 {"name": "cf", "params": {"n_similar": 8}},
+                {"name": "cf_no_ot", "method": "cf", "params": {"oversample": False}},
                 {"name": "random_sampling"},
                 {"name": "clustering", "params": {"n_init": 2}},
+                {"name": "sort_search_dp", "method": "sort_and_search", "params": {"estimator": "threshold"}},
+                {"name": "low_rank_completion"},
             ],
             "claims": {"many_models": ["toy"], "few_models": ["toy"], "mae_at_0.1": 0.035, "below_random": 0.25},
         },
@@ -88,7 +92,7 @@ def test_tables_and_per_task_budgets(finished):
     assert list(fig5.columns[:9]) == [
         "matrix", "split", "method", "ratio", "mae", "weighted_mae", "rank_mae", "weighted_rank_mae", "budget_items",
     ]  # fmt: skip
-    assert len(fig5) == 2 * 3 * 2  # splits x methods x ratios
+    assert len(fig5) == 2 * 6 * 2  # splits x methods x ratios
     # tasks a (30 items), b (16), c (40); floor 10: ratio 0.2 -> 10 + 10 + 10, ratio 0.5 -> 15 + 10 + 20
     assert dict(fig5.groupby("ratio").budget_items.first()) == {0.2: 30, 0.5: 45}
     assert (fig5.initial == 36).all() and (fig5.new == 12).all() and (fig5.repeats == 2).all()
@@ -105,7 +109,30 @@ def test_tables_and_per_task_budgets(finished):
     assert {"recall_at_10", "ndcg_at_10"} <= set(pd.read_csv(tables / "table4.csv").columns)
     claims = pd.read_csv(tables / "paper_vs_ours.csv")
     assert set(claims.claim.str.slice(0, 12)) >= {"MAE about 3%", "no clear win"} and len(claims) == 3 * 2 + 2
-    assert (finished / "results" / "figures" / "cf_tasks" / "figure5.png").stat().st_size > 10_000
+    for name in ("figure5", "figure8", "figure9"):
+        assert (finished / "results" / "figures" / "cf_tasks" / f"{name}.png").stat().st_size > 10_000
+    fig8 = pd.read_csv(tables / "figure8.csv")
+    assert set(fig8.method) == {"cf", "cf_no_ot", "random_sampling"} and len(fig8) == 2 * 3 * 2
+
+
+def test_tuning_reads_the_grid_once_per_date_split_and_per_repeat_otherwise(finished):
+    tables = finished / "results" / "tables" / "cf_tasks"
+    sweeps = pd.read_csv(tables / "figure9.csv")
+    assert sorted(sweeps.groupby("split").repeat.unique().map(sorted).map(tuple).items()) == [
+        ("date", (0,)), ("random", (0, 1)),
+    ]  # fmt: skip
+    assert len(sweeps) == 3 * (2 + 2) and (sweeps.groupby(["split", "repeat", "param"]).chosen.sum() == 1).all()
+    chosen = pd.read_csv(tables / "tuning.csv")
+    assert list(chosen.columns[:5]) == ["matrix", "split", "repeat", "n_similar", "tau1"] and len(chosen) == 3
+    assert chosen.grid.iloc[0] == "n_similar: [4, 8]; tau1: [1, 4]"
+    # cf runs with its own n_similar over the tuned one, cf_no_ot with the tuned one and no oversampling
+    log = (finished / "logs" / "cf_tasks" / "run" / "toy" / "random" / "cf_no_ot" / "ratio=0.2.log").read_text()
+    picked = chosen[(chosen.split == "random") & (chosen.repeat == 1)].iloc[0]
+    assert f"'n_similar': {int(picked.n_similar)}" in log and "'oversample': False" in log
+    assert (
+        "'n_similar': 8"
+        in (finished / "logs" / "cf_tasks" / "run" / "toy" / "random" / "cf" / "ratio=0.2.log").read_text()
+    )
 
 
 def test_byte_identical_on_one_core(finished, tmp_path):
@@ -131,4 +158,9 @@ def test_a_changed_method_reruns_only_its_jobs(finished, tmp_path):
     (work / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
     out = snakemake(work, "cf_tasks", "-n", "--quiet", "rules").stdout
     stats = out[out.index("Job stats:") : out.index("Reasons:")]
-    assert re.search(r"cf_run\s+4\n", stats) and "ingest" not in stats, out
+    assert re.search(r"cf_run\s+4\n", stats) and "ingest" not in stats and "cf_tune" not in stats, out
+    cfg["cf_tasks"]["tuning"]["grid"]["tau1"] = [1, 2]
+    (work / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    out = snakemake(work, "cf_tasks", "-n", "--quiet", "rules").stdout
+    stats = out[out.index("Job stats:") : out.index("Reasons:")]
+    assert re.search(r"cf_tune\s+3\n", stats) and re.search(r"cf_run\s+8\n", stats), out

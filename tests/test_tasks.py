@@ -89,18 +89,29 @@ def test_task_metrics_known_answers():
     assert set(m) == {"mae", "weighted_mae", "rank_mae", "weighted_rank_mae", "recall_at_2", "ndcg_at_2"}
 
 
-@pytest.mark.parametrize("method", ["random_sampling", "anchor_points_weighted", "tinybenchmarks", "aipw"])
-def test_any_item_level_method_runs_per_task_within_each_budget(method):
+@pytest.mark.parametrize(
+    "method, params",
+    [
+        ("random_sampling", {}),
+        ("anchor_points_weighted", {}),
+        ("tinybenchmarks", {"irt": {"dims": 2}}),
+        ("aipw", {}),
+        ("clustering", {"n_init": 2}),
+        ("sort_and_search", {"estimator": "threshold"}),
+        ("sort_and_search", {"estimator": "count"}),
+        ("low_rank_completion", {}),
+    ],
+)
+def test_any_item_level_method_runs_per_task_spending_each_budget_exactly(method, params):
     rng = np.random.default_rng(4)
     ability = rng.normal(size=(60, 1))
     tasks = np.repeat([0, 1, 2], [40, 30, 12])
     scores = (rng.random((60, 82)) < 1 / (1 + np.exp(rng.normal(size=82) - ability))).astype(float)
     budgets = task_budgets(np.bincount(tasks), 0.25, floor=15)  # 15, 15 and all 12 of the last task
-    params = {"irt": {"dims": 2}} if method == "tinybenchmarks" else {}
     est, spent = run_per_task(
         method, params, scores[:45], scores[45:], tasks, budgets, lambda t, stage: np.random.default_rng(t)
     )
-    assert est.shape == (15, 3) and (spent <= budgets).all() and (spent[:, 2] == 12).all()
+    assert est.shape == (15, 3) and (spent == budgets).all()
     assert np.allclose(est[:, 2], scores[45:, 70:].mean(axis=1))  # the whole task: exact
     truth = np.stack([scores[45:, tasks == t].mean(axis=1) for t in range(3)], axis=1)
     assert np.abs(est - truth).mean() < 0.2

@@ -4,13 +4,14 @@
 
 from benchcast.studies.cf_tasks.plan import (  # noqa: E402
     METRICS as CF_METRICS, REPORT_GROUP as CF_REPORT_GROUP, RUN_GROUP as CF_RUN_GROUP, RUNS as CF_RUNS,
-    Plan as CFPlan,
+    TUNING as CF_TUNING, Plan as CFPlan,
 )
 
 CF = study_config("cf_tasks")
 CF_PLAN = CFPlan(CF, CATALOG)
 CF_TABLES = CF_PLAN.tables()
 CF_FIGURES = CF_PLAN.figures()
+CF_TUNING_OUTPUTS = CF_PLAN.tuning_outputs()
 STUDY_DATASETS["cf_tasks"] = CF_PLAN.datasets()
 STUDY_OUTPUTS["cf_tasks"] = CF_PLAN.final_outputs()
 STUDY_INDEX["cf_tasks"] = {
@@ -21,10 +22,16 @@ STUDY_INDEX["cf_tasks"] = {
     "sections": [
         ["Figure 5: MAE and weighted MAE of accuracy and rank against the budget ratio",
          [CF_TABLES["figure5"], CF_FIGURES["figure5"]]],
+        ["Figure 8: with and without optimal-transport oversampling", [CF_TABLES["figure8"], CF_FIGURES["figure8"]]],
         ["Table 3: seconds per new model", [CF_TABLES["table3"]]],
         ["Table 4: top-k recall and NDCG", [CF_TABLES["table4"]]],
-    ],
+    ] + ([["Figure 9: the hyper-parameter search on the initial models", list(CF_TUNING_OUTPUTS.values())]]
+         if CF_TUNING_OUTPUTS else []),
 }
+
+
+def cf_matrix_inputs(kind):
+    return lambda w: [f"results/data/{d}/{kind}.parquet" for d in CF["matrices"][w.matrix]["datasets"]]
 
 
 rule cf_tasks:
@@ -36,9 +43,11 @@ rule cf_tasks:
 rule cf_run:
     """Every repeat of one method on one matrix, split and budget ratio."""
     input:
-        models=lambda w: [f"results/data/{d}/models.parquet" for d in CF["matrices"][w.matrix]["datasets"]],
-        responses=lambda w: [f"results/data/{d}/responses.parquet" for d in CF["matrices"][w.matrix]["datasets"]],
-        item_tables=lambda w: [f"results/data/{d}/items.parquet" for d in CF["matrices"][w.matrix]["datasets"]],
+        models=cf_matrix_inputs("models"),
+        responses=cf_matrix_inputs("responses"),
+        item_tables=cf_matrix_inputs("items"),
+        # the tuned CF settings, for the methods that run CF
+        tuning=lambda w: CF_PLAN.tuning_files(w.matrix, w.split) if CF_PLAN.tuned(w.method) else [],
     output:
         estimates=CF_RUNS,
         metrics=CF_METRICS,
@@ -56,6 +65,7 @@ rule cf_run:
         top_k=CF["top_k"],
         # only this method's parameters: changing another method does not rerun this job
         method_params=lambda w: CF_PLAN.methods[w.method],
+        base=lambda w: CF_PLAN.bases[w.method],
     group: CF_RUN_GROUP
     resources:
         **JOB_RESOURCES.of("cf_run"),
@@ -69,6 +79,60 @@ rule cf_run:
         "../scripts/cf_tasks/run.py"
 
 
+rule cf_tune:
+    """The CF settings chosen on one split's initial models (inner validation; Figure 9's sweeps)."""
+    input:
+        models=cf_matrix_inputs("models"),
+        responses=cf_matrix_inputs("responses"),
+        item_tables=cf_matrix_inputs("items"),
+    output:
+        sweep=CF_TUNING,
+    wildcard_constraints:
+        matrix=names_regex(CF["matrices"]),
+        split="date|random",
+        repeat=r"\d+",
+    params:
+        seed=config["seed"],
+        matrix=lambda w: CF["matrices"][w.matrix],
+        initial_share=CF["initial_share"],
+        floor=CF["floor"],
+        tuning=CF.get("tuning"),
+    group: CF_RUN_GROUP
+    resources:
+        **JOB_RESOURCES.of("cf_tune"),
+    log:
+        "logs/cf_tasks/tune/{matrix}/{split}/repeat={repeat}.log",
+    benchmark:
+        "benchmarks/cf_tasks/tune/{matrix}/{split}/repeat={repeat}.tsv"
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/cf_tasks/tune.py"
+
+
+if CF_TUNING_OUTPUTS:
+
+    rule cf_tuning_tables:
+        """Figure 9 (the inner validation's sweeps) and the settings chosen per matrix, split and repeat."""
+        input:
+            sweeps=CF_PLAN.all_tuning_files(),
+        output:
+            **{name: report(path, caption="../report/cf_tasks/tables.rst", category="CF tasks", subcategory="Tuning")
+               for name, path in CF_TUNING_OUTPUTS.items()},
+        params:
+            searches=[(m, s) for m in CF["matrices"] for s in CF_PLAN.splits(m) for _ in CF_PLAN.tuning_files(m, s)],
+            grid=(CF.get("tuning") or {}).get("grid"),
+        group: CF_REPORT_GROUP
+        resources:
+            **JOB_RESOURCES.of("cf_tables"),
+        log:
+            "logs/cf_tasks/tuning_tables.log",
+        conda:
+            BENCHCAST_ENV
+        script:
+            "../scripts/cf_tasks/tuning_tables.py"
+
+
 rule cf_tables:
     """Figure 5, Tables 3 and 4 and the paper's claims from the runs' metrics."""
     input:
@@ -76,10 +140,11 @@ rule cf_tables:
     output:
         **{name: report(path, caption="../report/cf_tasks/tables.rst", category="CF tasks", subcategory="Tables")
            for name, path in CF_TABLES.items()},
-        figure5_png=report(CF_FIGURES["figure5"], caption="../report/cf_tasks/figures.rst", category="CF tasks",
-                           subcategory="Figures"),
+        **{f"{name}_png": report(path, caption="../report/cf_tasks/figures.rst", category="CF tasks",
+                                 subcategory="Figures") for name, path in CF_FIGURES.items()},
     params:
         cells=[(c.matrix, c.split, c.method, c.ratio) for c in CF_PLAN.cells],
+        bases=CF_PLAN.bases,
         claims=CF["claims"],
     group: CF_REPORT_GROUP
     resources:

@@ -7,9 +7,11 @@ from benchcast.methods import (  # noqa: F401
     double_optimize,
     irt_methods,
     lasso,
+    low_rank,
     micro_benchmarks,
     pca,
     random_sampling,
+    sort_and_search,
     tailored_bench,
 )
 from benchcast.methods.base import REGISTRY, Method, make_method  # noqa: F401

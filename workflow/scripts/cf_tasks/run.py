@@ -1,32 +1,30 @@
 from pathlib import Path
 
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.data.task_matrix import load_task_matrix
 from benchcast.studies.cf_tasks.protocol import run_cell
+from benchcast.studies.cf_tasks.tune import repeat_settings
 from benchcast.workflow_support import job_logger
 
 log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params
-spec = dict(p.matrix)
-matrix = load_task_matrix(
-    Path(snakemake.input.models[0]).parents[1],
-    w.matrix,
-    spec["datasets"],
-    spec["join"],
-    spec["release"],
-    spec["dedupe"],
-)
+matrix = load_task_matrix(Path(snakemake.input.models[0]).parents[1], w.matrix, **p.matrix)
 log(
     f"{w.matrix}: {matrix.scores.shape[0]} models x {matrix.scores.shape[1]} items, {len(matrix.task_names)} tasks, "
-    f"{matrix.dropped_duplicates} repeated models dropped; {w.split} split, {w.method}, ratio {w.ratio}"
+    f"{matrix.dropped_duplicates} repeated models dropped; {w.split} split, {w.method} ({p.base}), ratio {w.ratio}"
 )
+tuned = None
+if snakemake.input.tuning:
+    tuned = repeat_settings([pd.read_parquet(f) for f in snakemake.input.tuning], p.repeats, p.method_params)
+    log(f"tuned settings per repeat: {tuned}")
 with threadpool_limits(1):  # one BLAS thread: a job per core
     estimates, metrics = run_cell(
         matrix,
         w.split,
-        w.method,
+        p.base,
         dict(p.method_params),
         float(w.ratio),
         p.repeats,
@@ -34,6 +32,7 @@ with threadpool_limits(1):  # one BLAS thread: a job per core
         p.initial_share,
         p.floor,
         p.top_k,
+        repeat_params=tuned,
     )
 write_parquet_atomic(metrics, snakemake.output.metrics)
 write_parquet_atomic(estimates, snakemake.output.estimates)

@@ -100,3 +100,30 @@ def claims(table: pd.DataFrame, settings: Mapping) -> pd.DataFrame:
                  + ", ".join(f"{m} {c}" for m, c in counts.items()))
             )  # fmt: skip
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+
+def figure8(table: pd.DataFrame, bases: Mapping[str, str]) -> pd.DataFrame:
+    """Figure 8: the methods that run CF (with and without oversampling) and random sampling, from
+    Figure 5's table."""
+    keep = [m for m, base in bases.items() if base == "cf"] + ["random_sampling"]
+    cols = ["matrix", "split", "method", "ratio", "mae", "weighted_mae", "rank_mae", "weighted_rank_mae"]
+    return table[table.method.isin(keep)][cols].reset_index(drop=True)
+
+
+def figure9(keys: Sequence[tuple[str, str]], sweeps: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Figure 9: every tuning search's rows with its ``matrix, split``."""
+    parts = [s.assign(matrix=m, split=sp) for (m, sp), s in zip(keys, sweeps, strict=True)]
+    cols = ["matrix", "split", "repeat", "step", "param", "value", "mae", "weighted_mae", "chosen"]
+    return pd.concat(parts, ignore_index=True)[cols]
+
+
+def tuning(sweeps: pd.DataFrame, grid: Mapping[str, Sequence]) -> pd.DataFrame:
+    """The settings chosen per matrix, split and repeat (one column per tuned parameter), the inner
+    MAE they reached and the grid each came from."""
+    chosen = sweeps[sweeps.chosen]
+    wide = chosen.pivot_table(index=["matrix", "split", "repeat"], columns="param", values="value", sort=False)
+    wide = wide[[p for p in grid if p in wide.columns]]
+    last = chosen.sort_values("step").groupby(["matrix", "split", "repeat"], sort=False)["mae"].last()
+    out = wide.join(last.rename("inner_mae")).reset_index()
+    out["grid"] = "; ".join(f"{p}: {list(v)}" for p, v in grid.items())
+    return out

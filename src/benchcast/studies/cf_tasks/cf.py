@@ -153,30 +153,53 @@ class CollaborativeFiltering:
         return np.asarray(chosen, dtype=np.int64), answers, similar
 
     def estimate(self, oracle: TaskOracle, rng: np.random.Generator | None = None) -> np.ndarray:
-        n_tasks = len(self.items_)
-        out = np.empty((oracle.n_targets, n_tasks))
-        for row in range(oracle.n_targets):
-            picks = [self._select(oracle, row, t) for t in range(n_tasks)]
-            for t in range(n_tasks):
-                out[row, t] = self._predict(t, picks)
-        return out
+        picks = self.select(oracle)
+        return self.predict(picks, self.augment(picks))
 
-    def _predict(self, t: int, picks) -> float:
-        """Alg. 2 for one target on task ``t`` from every task's selection ``picks``."""
+    def select(self, oracle: TaskOracle) -> list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+        """Stage 1 for every target and task: ``picks[row][t]`` is (selected task positions, the
+        target's answers on them, its similar initial models)."""
+        return [[self._select(oracle, row, t) for t in range(len(self.items_))] for row in range(oracle.n_targets)]
+
+    def augment(self, picks) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+        """Eq. 9 for every target and task: the selected items' columns and the target's answers,
+        with the synthetic items of the similar tasks appended when oversampling is on."""
+        return [[self._augmented(t, row_picks) for t in range(len(self.items_))] for row_picks in picks]
+
+    def predict(self, picks, augmented) -> np.ndarray:
+        """Stage 2 (Alg. 2) for every target and task from :meth:`select` and :meth:`augment`."""
+        return np.array(
+            [
+                [self._predict(t, row_picks[t], row_aug[t]) for t in range(len(self.items_))]
+                for row_picks, row_aug in zip(picks, augmented, strict=True)
+            ]
+        ).reshape(len(picks), len(self.items_))
+
+    def _augmented(self, t: int, row_picks) -> tuple[np.ndarray, np.ndarray]:
         s, items = self.settings, self.items_[t]
-        chosen, answers, similar = picks[t]
+        chosen, answers, _ = row_picks[t]
+        sel_columns = self.initial_[:, items[chosen]]
+        unselected = np.setdiff1d(np.arange(len(items)), chosen)
+        others = [u for u in range(len(self.items_)) if u != t and self.similar_tasks_[t, u] >= s.tau0]
+        if not (s.oversample and others and len(unselected)):
+            return sel_columns, answers
+        st = np.concatenate([self.items_[u][row_picks[u][0]] for u in others])
+        st_target = np.concatenate([row_picks[u][1] for u in others])
+        syn_columns, syn_target = oversample(
+            self.initial_[:, st], st_target, self.initial_[:, items[unselected]], s.binary
+        )
+        return np.hstack([sel_columns, syn_columns]), np.concatenate([answers, syn_target])
+
+    def _predict(self, t: int, pick, augmented) -> float:
+        """Alg. 2 for one target on task ``t``: its selection ``pick`` and the (possibly
+        oversampled) selected columns and answers ``augmented``."""
+        s, items = self.settings, self.items_[t]
+        chosen, answers, similar = pick
         unselected = np.setdiff1d(np.arange(len(items)), chosen)
         if not len(unselected):
             return float(answers.mean())
-        sel_columns, sel_target = self.initial_[:, items[chosen]], answers
+        sel_columns, sel_target = augmented
         ns_columns = self.initial_[:, items[unselected]]
-        others = [u for u in range(len(self.items_)) if u != t and self.similar_tasks_[t, u] >= s.tau0]
-        if s.oversample and others:
-            st = np.concatenate([self.items_[u][picks[u][0]] for u in others])
-            st_target = np.concatenate([picks[u][1] for u in others])
-            syn_columns, syn_target = oversample(self.initial_[:, st], st_target, ns_columns, s.binary)
-            sel_columns = np.hstack([sel_columns, syn_columns])
-            sel_target = np.concatenate([sel_target, syn_target])
 
         def importance(cols: np.ndarray) -> np.ndarray:
             return s.alpha * item_variance(cols) + (1 - s.alpha) * item_variance(cols[similar])
@@ -188,14 +211,25 @@ class CollaborativeFiltering:
         rest = ns_columns[:, ~low]
         if rest.shape[1]:
             sim = signed_cosine(rest.T, sel_columns.T)
-            m = min(s.neighbours, sim.shape[1])
-            top = np.argsort(-sim, axis=1, kind="stable")[:, :m]
+            top = top_columns(sim, min(s.neighbours, sim.shape[1]))
             c_bar = np.take_along_axis(sim, top, axis=1).mean(axis=1)
             tau3 = max(s.tau2, float(np.quantile(c_bar, s.q)))
             own = c_bar >= tau3
             predicted += sel_target[top[own]].mean(axis=1).sum()
             predicted += rest[similar][:, ~own].mean(axis=0).sum()
         return float((answers.sum() + predicted) / len(items))
+
+
+def top_columns(values: np.ndarray, m: int) -> np.ndarray:
+    """Per row, the columns of the ``m`` largest values, largest first, ties to the lower column
+    (a stable descending sort's first ``m``, in ``O(m n)`` rather than ``O(n log n)``)."""
+    work = np.array(values, dtype=np.float64, copy=True)
+    rows = np.arange(len(work))
+    top = np.empty((len(work), m), dtype=np.int64)
+    for j in range(m):
+        top[:, j] = np.argmax(work, axis=1)
+        work[rows, top[:, j]] = -np.inf
+    return top
 
 
 def cf_estimates(

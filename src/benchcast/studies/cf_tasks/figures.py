@@ -35,3 +35,34 @@ def figure5(table: pd.DataFrame, path: str) -> None:
             ax.set(title=f"{matrix} ({split} split)", xlabel="budget ratio", ylabel=label)
         row[0].legend(fontsize=6)
     _save(fig, path)
+
+
+def figure8(table: pd.DataFrame, path: str) -> None:
+    """Figure 8: MAE and weighted MAE against the budget ratio with and without oversampling (and
+    random sampling), per matrix and split."""
+    keys = sorted(table[["matrix", "split"]].drop_duplicates().itertuples(index=False, name=None)) or [("(none)", "")]
+    fig, axes = plt.subplots(len(keys), 2, figsize=(8, 3 * len(keys)), squeeze=False)
+    for row, (matrix, split) in zip(axes, keys):
+        t = table[(table.matrix == matrix) & (table.split == split)]
+        for ax, (column, label) in zip(row, PANELS[:2]):
+            for method, g in t.groupby("method", sort=True):
+                ax.plot(g.ratio, g[column], marker="o", ms=3, label=method)
+            ax.set(title=f"{matrix} ({split} split)", xlabel="budget ratio", ylabel=label)
+        row[0].legend(fontsize=6)
+    _save(fig, path)
+
+
+def figure9(sweeps: pd.DataFrame, path: str) -> None:
+    """Figure 9: inner-validation MAE and weighted MAE against each tuned parameter's value, the
+    others at the values chosen before it (mean over repeats), one line per matrix and split."""
+    params = list(dict.fromkeys(sweeps.param)) or ["(none)"]
+    fig, axes = plt.subplots(len(params), 2, figsize=(8, 2.6 * len(params)), squeeze=False)
+    for row, param in zip(axes, params):
+        t = sweeps[sweeps.param == param]
+        mean = t.groupby(["matrix", "split", "value"], sort=True)[["mae", "weighted_mae"]].mean().reset_index()
+        for ax, (column, label) in zip(row, PANELS[:2]):
+            for (matrix, split), g in mean.groupby(["matrix", "split"], sort=True):
+                ax.plot(g.value, g[column], marker="o", ms=3, label=f"{matrix} ({split})")
+            ax.set(xlabel=param, ylabel=f"inner {label}")
+        row[0].legend(fontsize=6)
+    _save(fig, path)

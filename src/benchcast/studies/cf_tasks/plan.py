@@ -4,6 +4,13 @@ files with this.
 
 A matrix is several catalog datasets joined into tasks (:mod:`benchcast.data.task_matrix`); the
 ``date`` split needs release keys, so a matrix with ``release: none`` runs the ``random`` split only.
+
+A method entry is ``{name, method, params}``: ``method`` (default ``name``) is ``cf`` or a registry
+method, so one method can run under several names (``cf_no_ot``: ``cf`` without oversampling). With
+``tuning`` set, one tune job per matrix, split and repeat chooses the CF settings on the initial
+models (:mod:`benchcast.studies.cf_tasks.tune`); under the ``date`` split the initial models are the
+same in every repeat, so it is tuned once. Every ``cf`` entry runs with the tuned settings, its own
+``params`` overriding them.
 """
 
 from __future__ import annotations
@@ -15,11 +22,13 @@ from benchcast.data.catalog import Catalog
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY
 from benchcast.studies.cf_tasks.cf import CFSettings
+from benchcast.studies.cf_tasks.tune import ORDER as TUNED
 
 RUNS = "results/runs/cf_tasks/{matrix}/{split}/{method}/ratio={ratio}.parquet"
 METRICS = "results/runs/cf_tasks/{matrix}/{split}/{method}/ratio={ratio}.metrics.parquet"
 TABLES = "results/tables/cf_tasks"
 FIGURES = "results/figures/cf_tasks"
+TUNING = "results/runs/cf_tasks/{matrix}/{split}/tuning/repeat={repeat}.parquet"
 RUN_GROUP = "cf_tasks_runs"
 REPORT_GROUP = "cf_tasks_report"
 
@@ -40,25 +49,33 @@ class Plan:
     config: Mapping
     catalog: Catalog
     methods: dict[str, dict] = field(init=False)
+    bases: dict[str, str] = field(init=False)
     cells: list[Cell] = field(init=False)
 
     def __post_init__(self) -> None:
         cfg = self.config
-        self.methods = {}
+        self.methods, self.bases = {}, {}
         for entry in cfg["methods"]:
             name, params = entry["name"], dict(entry.get("params") or {})
-            if name != "cf" and name not in REGISTRY:
+            base = entry.get("method", name)
+            if base != "cf" and base not in REGISTRY:
                 raise ConfigError(
-                    f"config cf_tasks.methods: unknown method '{name}'. Known: cf, {', '.join(sorted(REGISTRY))}"
+                    f"config cf_tasks.methods: '{name}': unknown method '{base}'. "
+                    f"Known: cf, {', '.join(sorted(REGISTRY))}"
                 )
             if name in self.methods:
                 raise ConfigError(f"config cf_tasks.methods: '{name}' is listed twice. Fix: keep one")
-            if name == "cf":
+            if base == "cf":
                 try:
                     CFSettings(**params)
                 except TypeError as exc:
-                    raise ConfigError(f"config cf_tasks.methods: cf params: {exc}. Fix: see CFSettings") from None
-            self.methods[name] = params
+                    raise ConfigError(f"config cf_tasks.methods: {name} params: {exc}. Fix: see CFSettings") from None
+            self.methods[name], self.bases[name] = params, base
+        tuning = cfg.get("tuning")
+        if tuning:
+            unknown = sorted(set(tuning["grid"]) - set(TUNED))
+            if unknown:
+                raise ConfigError(f"config cf_tasks.tuning.grid: cannot tune {unknown}. Fix: use {', '.join(TUNED)}")
         for matrix, spec in cfg["matrices"].items():
             for dataset in spec["datasets"]:
                 if dataset not in self.catalog.datasets:
@@ -80,6 +97,27 @@ class Plan:
         spec = self.config["matrices"][matrix]
         return [s for s in self.config["splits"] if s != "date" or spec.get("release", "position") != "none"]
 
+    def tuned(self, method: str) -> bool:
+        """Whether ``method`` runs with the tuned CF settings."""
+        return bool(self.config.get("tuning")) and self.bases[method] == "cf"
+
+    def tuning_repeats(self, split: str) -> list[int]:
+        """The repeats tuned: one under the ``date`` split (its initial models never change)."""
+        return [0] if split == "date" else list(range(self.config["repeats"]))
+
+    def tuning_files(self, matrix: str, split: str) -> list[str]:
+        return [TUNING.format(matrix=matrix, split=split, repeat=r) for r in self.tuning_repeats(split)]
+
+    def all_tuning_files(self) -> list[str]:
+        if not self.config.get("tuning"):
+            return []
+        return [
+            f
+            for matrix in self.config["matrices"]
+            for split in self.splits(matrix)
+            for f in self.tuning_files(matrix, split)
+        ]
+
     def datasets(self) -> list[str]:
         return list(dict.fromkeys(d for spec in self.config["matrices"].values() for d in spec["datasets"]))
 
@@ -87,10 +125,21 @@ class Plan:
         return [pattern.format(matrix=c.matrix, split=c.split, method=c.method, ratio=c.ratio) for c in self.cells]
 
     def tables(self) -> dict[str, str]:
-        return {name: f"{TABLES}/{name}.csv" for name in ("figure5", "table3", "table4", "paper_vs_ours")}
+        names = ("figure5", "figure8", "table3", "table4", "paper_vs_ours")
+        return {name: f"{TABLES}/{name}.csv" for name in names}
 
     def figures(self) -> dict[str, str]:
-        return {"figure5": f"{FIGURES}/figure5.png"}
+        return {"figure5": f"{FIGURES}/figure5.png", "figure8": f"{FIGURES}/figure8.png"}
+
+    def tuning_outputs(self) -> dict[str, str]:
+        """Figure 9's sweeps and the chosen settings (when ``tuning`` is set)."""
+        if not self.config.get("tuning"):
+            return {}
+        return {
+            "figure9": f"{TABLES}/figure9.csv",
+            "tuning": f"{TABLES}/tuning.csv",
+            "figure9_png": f"{FIGURES}/figure9.png",
+        }
 
     def final_outputs(self) -> list[str]:
-        return [*self.tables().values(), *self.figures().values()]
+        return [*self.tables().values(), *self.figures().values(), *self.tuning_outputs().values()]

@@ -16,7 +16,7 @@ per-task budgets.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -76,9 +76,12 @@ def run_cell(
     initial_share: float = 0.75,
     floor: int = 20,
     top_k: int = 10,
+    repeat_params: Sequence[Mapping] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One (matrix, split, method, ratio) job. Returns per repeat, new model and task ``repeat,
-    model_id, task, estimate, truth, budget, spent``, and per repeat the task-level metrics
+    """One (matrix, split, method, ratio) job; ``method`` is ``cf`` or a registry method, ``params``
+    its settings, or ``repeat_params[r]`` in repeat ``r`` (the tuned CF settings). Returns per
+    repeat, new model and task ``repeat, model_id, task, estimate, truth, budget, spent``, and per
+    repeat the task-level metrics
     (:func:`benchcast.tasks.task_metrics`, ranks among that repeat's initial models) with
     ``budget_items`` (the items every new model may spend, all tasks), ``initial``, ``new`` and
     ``seconds`` (fit and estimate for every new model)."""
@@ -88,7 +91,8 @@ def run_cell(
         sp = make_split(matrix, split, r, base_seed, initial_share)
         initial, targets = matrix.scores[sp.initial], matrix.scores[sp.new]
         t0 = time.perf_counter()
-        est, spent = estimate(method, params, initial, targets, matrix.tasks, budgets, base_seed, r)
+        settings = params if repeat_params is None else repeat_params[r]
+        est, spent = estimate(method, settings, initial, targets, matrix.tasks, budgets, base_seed, r)
         seconds = time.perf_counter() - t0
         truth = matrix.task_accuracy(sp.new)
         metrics.append(
