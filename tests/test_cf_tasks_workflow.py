@@ -71,6 +71,8 @@ def make_workdir(root: Path) -> Path:
                 {"name": "clustering", "params": {"n_init": 2}},
                 {"name": "sort_search_dp", "method": "sort_and_search", "params": {"estimator": "threshold"}},
                 {"name": "low_rank_completion"},
+                {"name": "p_irt", "params": {"irt": {"dims": 2}}},
+                {"name": "gp_irt", "params": {"irt": {"dims": 2}}},
             ],
             "claims": {"many_models": ["toy"], "few_models": ["toy"], "mae_at_0.1": 0.035, "below_random": 0.25},
         },
@@ -92,7 +94,7 @@ def test_tables_and_per_task_budgets(finished):
     assert list(fig5.columns[:9]) == [
         "matrix", "split", "method", "ratio", "mae", "weighted_mae", "rank_mae", "weighted_rank_mae", "budget_items",
     ]  # fmt: skip
-    assert len(fig5) == 2 * 6 * 2  # splits x methods x ratios
+    assert len(fig5) == 2 * 8 * 2  # splits x methods x ratios
     # tasks a (30 items), b (16), c (40); floor 10: ratio 0.2 -> 10 + 10 + 10, ratio 0.5 -> 15 + 10 + 20
     assert dict(fig5.groupby("ratio").budget_items.first()) == {0.2: 30, 0.5: 45}
     assert (fig5.initial == 36).all() and (fig5.new == 12).all() and (fig5.repeats == 2).all()
@@ -108,11 +110,28 @@ def test_tables_and_per_task_budgets(finished):
     assert len(pd.read_csv(tables / "table3.csv")) == len(fig5)
     assert {"recall_at_10", "ndcg_at_10"} <= set(pd.read_csv(tables / "table4.csv").columns)
     claims = pd.read_csv(tables / "paper_vs_ours.csv")
-    assert set(claims.claim.str.slice(0, 12)) >= {"MAE about 3%", "no clear win"} and len(claims) == 3 * 2 + 2
+    assert set(claims.claim.str.slice(0, 12)) >= {"MAE about 3%", "no clear win", "OT indispens"}
+    assert len(claims) == 3 * 2 + 2 + 2  # many-model claims, few-model claim, OT claim; per split
+    fig6 = pd.read_csv(tables / "figure6.csv")
+    assert list(fig6.task) == ["alpha/a", "alpha/b", "beta"] and (fig6.pairs == N_MODELS * (N_MODELS - 1) // 2).all()
+    assert fig6.pearson.between(-1, 1).all()
+    table5 = pd.read_csv(tables / "table5.csv")
+    assert set(table5.method) == {"cf", "low_rank_completion", "low_rank_completion (UCBE-LRF)"}
+    assert (table5[table5.split != "paper"].ratio == 0.2).all() and len(table5) == 2 * 2 + 2
     for name in ("figure5", "figure8", "figure9"):
         assert (finished / "results" / "figures" / "cf_tasks" / f"{name}.png").stat().st_size > 10_000
     fig8 = pd.read_csv(tables / "figure8.csv")
     assert set(fig8.method) == {"cf", "cf_no_ot", "random_sampling"} and len(fig8) == 2 * 3 * 2
+
+
+def test_p_irt_and_gp_irt_share_one_irt_prefit_per_split(finished):
+    prefit = finished / "results" / "prefit" / "cf_tasks" / "toy"
+    assert sorted(p.name for p in prefit.iterdir()) == ["date", "random"]
+    trials = pd.read_parquet(prefit / "date" / "irt" / "trials.parquet")
+    assert len(trials) == 2 * 3  # repeats x tasks, one fit per task under the date split
+    for method in ("p_irt", "gp_irt"):
+        log = (finished / "logs" / "cf_tasks" / "run" / "toy" / "date" / method / "ratio=0.5.log").read_text()
+        assert "IRT prefit" in log, log
 
 
 def test_tuning_reads_the_grid_once_per_date_split_and_per_repeat_otherwise(finished):
@@ -164,3 +183,10 @@ def test_a_changed_method_reruns_only_its_jobs(finished, tmp_path):
     out = snakemake(work, "cf_tasks", "-n", "--quiet", "rules").stdout
     stats = out[out.index("Job stats:") : out.index("Reasons:")]
     assert re.search(r"cf_tune\s+3\n", stats) and re.search(r"cf_run\s+8\n", stats), out
+    cfg["cf_tasks"]["tuning"]["grid"]["tau1"] = [1, 4]
+    cfg["cf_tasks"]["methods"][0]["params"] = {"n_similar": 8}
+    cfg["cf_tasks"]["matrices"]["toy"]["skip_methods"] = ["clustering"]  # reruns the tables only
+    (work / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    out = snakemake(work, "cf_tasks", "-n", "--quiet", "rules").stdout
+    stats = out[out.index("Job stats:") : out.index("Reasons:")]
+    assert "cf_run" not in stats and "cf_tune" not in stats and re.search(r"cf_tables\s+1\n", stats), out

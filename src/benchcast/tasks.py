@@ -205,13 +205,15 @@ def run_per_task(
     tasks: np.ndarray,
     budgets: np.ndarray,
     rng_for,
+    prefits: dict | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Any item-level method of the registry at task level: per task, ``fit`` on the initial models'
     answers to its items with the task's budget and ``estimate`` every target through a
     :class:`TaskView` of one :class:`TaskOracle` (budgets enforced by construction). A task whose
     budget covers all its items is measured exactly. ``rng_for(task, stage)`` gives each task's
-    ``fit`` / ``estimate`` generator. Returns the (targets, tasks) estimates and the items spent per
-    target and task."""
+    ``fit`` / ``estimate`` generator; ``prefits[task]``, when given, is handed to a method with
+    ``needs_prefit`` as ``fit(..., prefit=)`` (an IRT fit shared across budgets and methods).
+    Returns the (targets, tasks) estimates and the items spent per target and task."""
     from benchcast.methods.base import make_method
 
     oracle = TaskOracle(targets, tasks, budgets)
@@ -223,6 +225,8 @@ def run_per_task(
             continue
         model = make_method(method, params)
         fit_kwargs = {"groups": np.zeros(len(items), dtype=np.int64)} if model.uses_item_groups else {}
+        if prefits is not None and model.needs_prefit:
+            fit_kwargs["prefit"] = prefits[t]
         model.fit(initial[:, items], int(budget), rng_for(t, "fit"), **fit_kwargs)
         out[:, t] = model.estimate(view, rng_for(t, "estimate"))
     return out, oracle.spent_per_task

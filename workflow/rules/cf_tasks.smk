@@ -4,7 +4,7 @@
 
 from benchcast.studies.cf_tasks.plan import (  # noqa: E402
     METRICS as CF_METRICS, REPORT_GROUP as CF_REPORT_GROUP, RUN_GROUP as CF_RUN_GROUP, RUNS as CF_RUNS,
-    TUNING as CF_TUNING, Plan as CFPlan,
+    PREFIT as CF_PREFIT, TUNING as CF_TUNING, Plan as CFPlan,
 )
 
 CF = study_config("cf_tasks")
@@ -22,6 +22,9 @@ STUDY_INDEX["cf_tasks"] = {
     "sections": [
         ["Figure 5: MAE and weighted MAE of accuracy and rank against the budget ratio",
          [CF_TABLES["figure5"], CF_FIGURES["figure5"]]],
+        ["Figure 6: model-pair similarity on a task against the other tasks",
+         list(CF_PLAN.figure6_outputs().values())],
+        ["Table 5: against the low-rank completion baseline", [CF_TABLES["table5"]]],
         ["Figure 8: with and without optimal-transport oversampling", [CF_TABLES["figure8"], CF_FIGURES["figure8"]]],
         ["Table 3: seconds per new model", [CF_TABLES["table3"]]],
         ["Table 4: top-k recall and NDCG", [CF_TABLES["table4"]]],
@@ -48,6 +51,8 @@ rule cf_run:
         item_tables=cf_matrix_inputs("items"),
         # the tuned CF settings, for the methods that run CF
         tuning=lambda w: CF_PLAN.tuning_files(w.matrix, w.split) if CF_PLAN.tuned(w.method) else [],
+        # the IRT fit P-IRT and GP-IRT share across ratios
+        prefit=lambda w: [CF_PREFIT.format(matrix=w.matrix, split=w.split)] if CF_PLAN.uses_irt_prefit(w.method) else [],
     output:
         estimates=CF_RUNS,
         metrics=CF_METRICS,
@@ -58,7 +63,7 @@ rule cf_run:
         ratio=r"[0-9.]+",
     params:
         seed=config["seed"],
-        matrix=lambda w: CF["matrices"][w.matrix],
+        matrix=lambda w: CF_PLAN.matrix_spec(w.matrix),
         repeats=CF["repeats"],
         initial_share=CF["initial_share"],
         floor=CF["floor"],
@@ -79,6 +84,40 @@ rule cf_run:
         "../scripts/cf_tasks/run.py"
 
 
+rule cf_prefit:
+    """The IRT fit of every repeat and task and its anchors for every ratio's budget, shared by
+    P-IRT and GP-IRT (one fit per task under the date split)."""
+    input:
+        models=cf_matrix_inputs("models"),
+        responses=cf_matrix_inputs("responses"),
+        item_tables=cf_matrix_inputs("items"),
+    output:
+        directory(CF_PREFIT),
+    wildcard_constraints:
+        matrix=names_regex(CF["matrices"]),
+        split="date|random",
+    params:
+        seed=config["seed"],
+        matrix=lambda w: CF_PLAN.matrix_spec(w.matrix),
+        repeats=CF["repeats"],
+        initial_share=CF["initial_share"],
+        floor=CF["floor"],
+        ratios=CF["ratios"],
+        settings=CF_PLAN.irt_prefit_settings(),
+    group: CF_RUN_GROUP
+    resources:
+        **JOB_RESOURCES.of("cf_prefit"),
+    priority: 1  # the runs of two methods wait on it
+    log:
+        "logs/cf_tasks/prefit/{matrix}/{split}.log",
+    benchmark:
+        "benchmarks/cf_tasks/prefit/{matrix}/{split}.tsv"
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/cf_tasks/prefit.py"
+
+
 rule cf_tune:
     """The CF settings chosen on one split's initial models (inner validation; Figure 9's sweeps)."""
     input:
@@ -93,7 +132,7 @@ rule cf_tune:
         repeat=r"\d+",
     params:
         seed=config["seed"],
-        matrix=lambda w: CF["matrices"][w.matrix],
+        matrix=lambda w: CF_PLAN.matrix_spec(w.matrix),
         initial_share=CF["initial_share"],
         floor=CF["floor"],
         tuning=CF.get("tuning"),
@@ -131,6 +170,30 @@ if CF_TUNING_OUTPUTS:
             BENCHCAST_ENV
         script:
             "../scripts/cf_tasks/tuning_tables.py"
+
+
+rule cf_figure6:
+    """Figure 6: per task, every model pair's answer correlation on it against on the other tasks."""
+    input:
+        models=[f"results/data/{d}/models.parquet" for d in CF_PLAN.datasets()],
+        responses=[f"results/data/{d}/responses.parquet" for d in CF_PLAN.datasets()],
+        item_tables=[f"results/data/{d}/items.parquet" for d in CF_PLAN.datasets()],
+    output:
+        table=report(CF_PLAN.figure6_outputs()["table"], caption="../report/cf_tasks/tables.rst", category="CF tasks",
+                     subcategory="Tables"),
+        png=report(CF_PLAN.figure6_outputs()["png"], caption="../report/cf_tasks/figures.rst", category="CF tasks",
+                   subcategory="Figures"),
+    params:
+        matrices={m: CF_PLAN.matrix_spec(m) for m in CF["matrices"]},
+    group: CF_REPORT_GROUP
+    resources:
+        **JOB_RESOURCES.of("cf_tables"),
+    log:
+        "logs/cf_tasks/figure6.log",
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/cf_tasks/figure6.py"
 
 
 rule cf_tables:

@@ -5,6 +5,7 @@ from threadpoolctl import threadpool_limits
 
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.data.task_matrix import load_task_matrix
+from benchcast.harness import read_prefit
 from benchcast.studies.cf_tasks.protocol import run_cell
 from benchcast.studies.cf_tasks.tune import repeat_settings
 from benchcast.workflow_support import job_logger
@@ -20,6 +21,10 @@ tuned = None
 if snakemake.input.tuning:
     tuned = repeat_settings([pd.read_parquet(f) for f in snakemake.input.tuning], p.repeats, p.method_params)
     log(f"tuned settings per repeat: {tuned}")
+prefit_dir = snakemake.input.get("prefit")
+prefit = read_prefit(prefit_dir[0], "irt") if prefit_dir else None
+if prefit is not None:
+    log(f"IRT prefit: {len(prefit.fits)} fits from {prefit_dir[0]}")
 with threadpool_limits(1):  # one BLAS thread: a job per core
     estimates, metrics = run_cell(
         matrix,
@@ -33,6 +38,7 @@ with threadpool_limits(1):  # one BLAS thread: a job per core
         p.floor,
         p.top_k,
         repeat_params=tuned,
+        prefit=prefit,
     )
 write_parquet_atomic(metrics, snakemake.output.metrics)
 write_parquet_atomic(estimates, snakemake.output.estimates)

@@ -99,6 +99,18 @@ def claims(table: pd.DataFrame, settings: Mapping) -> pd.DataFrame:
                  np.nan, not clear, "share of ratios won by the most frequent winner: "
                  + ", ".join(f"{m} {c}" for m, c in counts.items()))
             )  # fmt: skip
+    by_cell = table.set_index(["matrix", "split", "ratio", "method"])["mae"]
+    for (matrix, split), t in table.groupby(["matrix", "split"], sort=True):
+        pivot = t.pivot(index="ratio", columns="method", values="mae")
+        if {"cf", "cf_no_ot"} <= set(pivot.columns):
+            wins = int((pivot["cf"] < pivot["cf_no_ot"]).sum())
+            rows.append(
+                ("OT indispensable: CF with oversampling below CF without, at every ratio", matrix, split, np.nan,
+                 "cf", wins / len(pivot), 1.0, wins == len(pivot),
+                 "MAE with / without OT: " + ", ".join(
+                     f"{r:g}: {by_cell[(matrix, split, r, 'cf')]:.4f} / {by_cell[(matrix, split, r, 'cf_no_ot')]:.4f}"
+                     for r in pivot.index))
+            )  # fmt: skip
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 
@@ -127,3 +139,52 @@ def tuning(sweeps: pd.DataFrame, grid: Mapping[str, Sequence]) -> pd.DataFrame:
     out = wide.join(last.rename("inner_mae")).reset_index()
     out["grid"] = "; ".join(f"{p}: {list(v)}" for p, v in grid.items())
     return out
+
+
+def table5(table: pd.DataFrame, timing: pd.DataFrame) -> pd.DataFrame:
+    """Table 5: CF against the low-rank completion baseline (the paper's UCBE-LRF) at the smallest
+    ratio run (the paper's 0.1), per matrix and split, with seconds per new model; the paper's two
+    rows (its LB benchmark) after ours."""
+    methods = ["low_rank_completion", "cf"]
+    keys = ["matrix", "split", "method", "ratio"]
+    ratio = float(table.ratio.min()) if len(table) else 0.1
+    ours = table[table.method.isin(methods) & np.isclose(table.ratio, ratio)]
+    ours = ours.merge(timing[keys + ["seconds_per_model"]], on=keys, how="left")
+    cols = keys + ["mae", "weighted_mae", "rank_mae", "weighted_rank_mae", "seconds_per_model"]
+    paper = pd.DataFrame(
+        [
+            ("paper: LB", "paper", "low_rank_completion (UCBE-LRF)", 0.1, 0.0253, 0.0177, 20.68, 13.73, np.nan),
+            ("paper: LB", "paper", "cf", 0.1, 0.0288, 0.0177, 25.79, 15.72, np.nan),
+        ],
+        columns=cols,
+    )
+    return pd.concat([ours[cols], paper], ignore_index=True)
+
+
+def pair_correlations(scores: np.ndarray, tasks: np.ndarray, task: int) -> pd.DataFrame:
+    """Figure 6's points for one task: per pair of models (rows) the Pearson correlation of their
+    answers on ``task`` (``x``) and on every other task together (``y``); pairs where either row is
+    constant are left out."""
+
+    def row_corr(block: np.ndarray) -> np.ndarray:
+        centred = block - block.mean(axis=1, keepdims=True)
+        norm = np.linalg.norm(centred, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (centred @ centred.T) / np.outer(norm, norm)
+
+    x, y = row_corr(scores[:, tasks == task]), row_corr(scores[:, tasks != task])
+    j, k = np.triu_indices(len(scores), 1)
+    out = pd.DataFrame({"model_a": j, "model_b": k, "x": x[j, k], "y": y[j, k]})
+    return out[np.isfinite(out.x) & np.isfinite(out.y)].reset_index(drop=True)
+
+
+def figure6(matrix: str, scores: np.ndarray, tasks: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
+    """Figure 6 in numbers: per task, the model pairs and the Pearson correlation (and least-squares
+    slope) between their similarity on the task and on the other tasks."""
+    rows = []
+    for t, name in enumerate(names):
+        pairs = pair_correlations(scores, tasks, t)
+        r = float(np.corrcoef(pairs.x, pairs.y)[0, 1]) if len(pairs) > 2 else np.nan
+        slope = float(np.polyfit(pairs.x, pairs.y, 1)[0]) if len(pairs) > 2 else np.nan
+        rows.append((matrix, name, len(pairs), r, slope))
+    return pd.DataFrame(rows, columns=["matrix", "task", "pairs", "pearson", "slope"])

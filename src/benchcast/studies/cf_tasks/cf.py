@@ -161,10 +161,15 @@ class CollaborativeFiltering:
         target's answers on them, its similar initial models)."""
         return [[self._select(oracle, row, t) for t in range(len(self.items_))] for row in range(oracle.n_targets)]
 
-    def augment(self, picks) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+    def augment(self, picks, cache: dict | None = None) -> list[list[tuple[np.ndarray, np.ndarray]]]:
         """Eq. 9 for every target and task: the selected items' columns and the target's answers,
-        with the synthetic items of the similar tasks appended when oversampling is on."""
-        return [[self._augmented(t, row_picks) for t in range(len(self.items_))] for row_picks in picks]
+        with the synthetic items of the similar tasks appended when oversampling is on. ``cache``
+        (one dict per ``picks``) keeps each transport by target, task and similar tasks, so
+        settings that pick the same similar tasks (a ``tau0`` sweep) solve it once."""
+        return [
+            [self._augmented(t, row_picks, row, cache) for t in range(len(self.items_))]
+            for row, row_picks in enumerate(picks)
+        ]
 
     def predict(self, picks, augmented) -> np.ndarray:
         """Stage 2 (Alg. 2) for every target and task from :meth:`select` and :meth:`augment`."""
@@ -175,7 +180,7 @@ class CollaborativeFiltering:
             ]
         ).reshape(len(picks), len(self.items_))
 
-    def _augmented(self, t: int, row_picks) -> tuple[np.ndarray, np.ndarray]:
+    def _augmented(self, t: int, row_picks, row: int = 0, cache: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
         s, items = self.settings, self.items_[t]
         chosen, answers, _ = row_picks[t]
         sel_columns = self.initial_[:, items[chosen]]
@@ -183,12 +188,18 @@ class CollaborativeFiltering:
         others = [u for u in range(len(self.items_)) if u != t and self.similar_tasks_[t, u] >= s.tau0]
         if not (s.oversample and others and len(unselected)):
             return sel_columns, answers
+        key = (row, t, tuple(others), s.binary)
+        if cache is not None and key in cache:
+            return cache[key]
         st = np.concatenate([self.items_[u][row_picks[u][0]] for u in others])
         st_target = np.concatenate([row_picks[u][1] for u in others])
         syn_columns, syn_target = oversample(
             self.initial_[:, st], st_target, self.initial_[:, items[unselected]], s.binary
         )
-        return np.hstack([sel_columns, syn_columns]), np.concatenate([answers, syn_target])
+        out = np.hstack([sel_columns, syn_columns]), np.concatenate([answers, syn_target])
+        if cache is not None:
+            cache[key] = out
+        return out
 
     def _predict(self, t: int, pick, augmented) -> float:
         """Alg. 2 for one target on task ``t``: its selection ``pick`` and the (possibly

@@ -66,3 +66,15 @@ def figure9(sweeps: pd.DataFrame, path: str) -> None:
             ax.set(xlabel=param, ylabel=f"inner {label}")
         row[0].legend(fontsize=6)
     _save(fig, path)
+
+
+def figure6(points: dict[tuple[str, str], pd.DataFrame], path: str) -> None:
+    """Figure 6: one panel per (matrix, task), every model pair's answer correlation on the task
+    (x) against on the other tasks (y)."""
+    keys = list(points) or [("(none)", "")]
+    fig, axes = plt.subplots(1, len(keys), figsize=(4 * len(keys), 3.6), squeeze=False)
+    for ax, key in zip(axes[0], keys):
+        pairs = points.get(key, pd.DataFrame({"x": [], "y": []}))
+        ax.scatter(pairs.x, pairs.y, s=2, alpha=0.3)
+        ax.set(title=f"{key[0]}: {key[1]}", xlabel="Pearson r on the task", ylabel="Pearson r on the other tasks")
+    _save(fig, path)

@@ -5,6 +5,7 @@ files with this.
 A matrix is several catalog datasets joined into tasks (:mod:`benchcast.data.task_matrix`); the
 ``date`` split needs release keys, so a matrix with ``release: none`` runs the ``random`` split only.
 
+A matrix may list ``skip_methods`` (methods too slow at its budgets; the config says why).
 A method entry is ``{name, method, params}``: ``method`` (default ``name``) is ``cf`` or a registry
 method, so one method can run under several names (``cf_no_ot``: ``cf`` without oversampling). With
 ``tuning`` set, one tune job per matrix, split and repeat chooses the CF settings on the initial
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 
 from benchcast.data.catalog import Catalog
 from benchcast.errors import ConfigError
-from benchcast.methods import REGISTRY
+from benchcast.methods import REGISTRY, make_method
 from benchcast.studies.cf_tasks.cf import CFSettings
 from benchcast.studies.cf_tasks.tune import ORDER as TUNED
 
@@ -29,6 +30,7 @@ METRICS = "results/runs/cf_tasks/{matrix}/{split}/{method}/ratio={ratio}.metrics
 TABLES = "results/tables/cf_tasks"
 FIGURES = "results/figures/cf_tasks"
 TUNING = "results/runs/cf_tasks/{matrix}/{split}/tuning/repeat={repeat}.parquet"
+PREFIT = "results/prefit/cf_tasks/{matrix}/{split}/irt"
 RUN_GROUP = "cf_tasks_runs"
 REPORT_GROUP = "cf_tasks_report"
 
@@ -80,11 +82,19 @@ class Plan:
             for dataset in spec["datasets"]:
                 if dataset not in self.catalog.datasets:
                     raise ConfigError(f"config cf_tasks.matrices.{matrix}: dataset '{dataset}' is not in the catalog")
+        for matrix, spec in cfg["matrices"].items():
+            unknown = sorted(set(spec.get("skip_methods", [])) - set(self.methods))
+            if unknown:
+                raise ConfigError(
+                    f"config cf_tasks.matrices.{matrix}.skip_methods: {unknown} are not in cf_tasks.methods. "
+                    "Fix: name methods the study runs"
+                )
         self.cells = [
             Cell(matrix, split, method, self.ratio_name(ratio))
-            for matrix in cfg["matrices"]
+            for matrix, spec in cfg["matrices"].items()
             for split in self.splits(matrix)
             for method in self.methods
+            if method not in spec.get("skip_methods", [])
             for ratio in cfg["ratios"]
         ]
 
@@ -96,6 +106,36 @@ class Plan:
         """The config's splits this matrix can run (``date`` needs release keys)."""
         spec = self.config["matrices"][matrix]
         return [s for s in self.config["splits"] if s != "date" or spec.get("release", "position") != "none"]
+
+    def matrix_spec(self, matrix: str) -> dict:
+        """What builds the matrix (:func:`benchcast.data.task_matrix.load_task_matrix`'s arguments),
+        without ``skip_methods``: skipping a method reruns no other job."""
+        spec = self.config["matrices"][matrix]
+        return {k: spec[k] for k in ("datasets", "join", "release", "dedupe") if k in spec}
+
+    def irt_prefit_settings(self) -> dict | None:
+        """The IRT prefit shared by the methods with ``needs_prefit: irt`` (P-IRT, GP-IRT): the
+        first such method's IRT settings, the bias refit when any of them wants it; ``None``
+        without such methods."""
+        users = self._irt_users()
+        if not users:
+            return None
+        first = users[0][1]
+        bias = any(getattr(REGISTRY[self.bases[name]], "wants_bias", False) for name, _ in users)
+        return {"irt": first, "with_bias": bias, "share_identical_sources": True}
+
+    def uses_irt_prefit(self, method: str) -> bool:
+        """Whether ``method`` reads the IRT prefit (its IRT settings are the prefit's); one with
+        other settings fits its own IRT per task."""
+        users = dict(self._irt_users())
+        return method in users and users[method] == users[next(iter(users))]
+
+    def _irt_users(self) -> list[tuple[str, dict]]:
+        out = []
+        for name, base in self.bases.items():
+            if base != "cf" and REGISTRY[base].needs_prefit == "irt":
+                out.append((name, dict(make_method(base, self.methods[name]).irt_params)))
+        return out
 
     def tuned(self, method: str) -> bool:
         """Whether ``method`` runs with the tuned CF settings."""
@@ -125,11 +165,15 @@ class Plan:
         return [pattern.format(matrix=c.matrix, split=c.split, method=c.method, ratio=c.ratio) for c in self.cells]
 
     def tables(self) -> dict[str, str]:
-        names = ("figure5", "figure8", "table3", "table4", "paper_vs_ours")
+        names = ("figure5", "figure8", "table3", "table4", "table5", "paper_vs_ours")
         return {name: f"{TABLES}/{name}.csv" for name in names}
 
     def figures(self) -> dict[str, str]:
         return {"figure5": f"{FIGURES}/figure5.png", "figure8": f"{FIGURES}/figure8.png"}
+
+    def figure6_outputs(self) -> dict[str, str]:
+        """Figure 6 (model-pair similarity on a task against the other tasks), from the data alone."""
+        return {"table": f"{TABLES}/figure6.csv", "png": f"{FIGURES}/figure6.png"}
 
     def tuning_outputs(self) -> dict[str, str]:
         """Figure 9's sweeps and the chosen settings (when ``tuning`` is set)."""
@@ -142,4 +186,9 @@ class Plan:
         }
 
     def final_outputs(self) -> list[str]:
-        return [*self.tables().values(), *self.figures().values(), *self.tuning_outputs().values()]
+        return [
+            *self.tables().values(),
+            *self.figures().values(),
+            *self.figure6_outputs().values(),
+            *self.tuning_outputs().values(),
+        ]

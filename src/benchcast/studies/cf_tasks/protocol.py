@@ -23,6 +23,8 @@ import pandas as pd
 
 from benchcast import seeding
 from benchcast.data.task_matrix import TaskMatrix
+from benchcast.harness import PrefitResult
+from benchcast.methods.prefit import get_prefit
 from benchcast.studies.cf_tasks.cf import CFSettings, cf_estimates
 from benchcast.tasks import ReleaseSplit, random_split, release_split, run_per_task, task_budgets, task_metrics
 
@@ -54,15 +56,65 @@ def estimate(
     budgets: np.ndarray,
     base_seed: int,
     repeat: int,
+    prefits: dict | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(targets, tasks) estimates and items spent per target and task of one method."""
+    """(targets, tasks) estimates and items spent per target and task of one method (``prefits``:
+    per task, the shared IRT fit of a method with ``needs_prefit``)."""
     if method == "cf":
         return cf_estimates(initial, targets, tasks, budgets, CFSettings(**params), base_seed, repeat)
 
     def rng_for(task: int, stage: str) -> np.random.Generator:
         return seeding.rng(base_seed, repeat, f"cf_tasks:{method}:{stage}:{task}")
 
-    return run_per_task(method, dict(params), initial, targets, tasks, budgets, rng_for)
+    return run_per_task(method, dict(params), initial, targets, tasks, budgets, rng_for, prefits)
+
+
+def prefit_trial(repeat: int, task: int) -> int:
+    """The prefit's trial key of one repeat and task (its seed streams are keyed by it)."""
+    return repeat * 1000 + task
+
+
+def irt_prefit(
+    matrix: TaskMatrix,
+    split: str,
+    repeats: int,
+    base_seed: int,
+    settings: Mapping,
+    ratios: Sequence[float],
+    initial_share: float = 0.75,
+    floor: int = 20,
+    log=lambda s: None,
+) -> PrefitResult:
+    """The IRT fit of P-IRT and GP-IRT (:class:`benchcast.methods.irt_methods.IRTPrefit`) for
+    every repeat and task, with the k-means anchors of the task's budget at every ratio: one job
+    per matrix and split instead of one fit per method, ratio, repeat and task. Under the
+    ``date`` split every repeat has the same initial models and shares one fit per task."""
+    if len(matrix.task_names) >= 1000:
+        raise ValueError("prefit trial keys hold at most 999 tasks")
+    splits = [make_split(matrix, split, r, base_seed, initial_share) for r in range(repeats)]
+    sizes = matrix.task_sizes
+    fits, timing = {}, []
+    for t in range(len(sizes)):
+        budgets = sorted({int(task_budgets(sizes, ratio, floor)[t]) for ratio in ratios} - {int(sizes[t])})
+        if not budgets:
+            continue
+        by_trial = {prefit_trial(r, t): (sp.initial, sp.new) for r, sp in enumerate(splits)}
+        f, seconds = get_prefit("irt").fit_trials(
+            matrix.scores[:, matrix.tasks == t], by_trial, settings, budgets, base_seed, log
+        )
+        fits.update(f)
+        timing.append(seconds)
+    return PrefitResult("irt", fits, pd.concat(timing, ignore_index=True) if timing else pd.DataFrame())
+
+
+def repeat_prefits(prefit: PrefitResult | None, repeats: int, n_tasks: int) -> list[dict | None]:
+    """Per repeat, the prefit of each task that has one (``None`` without a prefit)."""
+    if prefit is None:
+        return [None] * repeats
+    return [
+        {t: prefit.fits[prefit_trial(r, t)] for t in range(n_tasks) if prefit_trial(r, t) in prefit.fits}
+        for r in range(repeats)
+    ]
 
 
 def run_cell(
@@ -77,9 +129,11 @@ def run_cell(
     floor: int = 20,
     top_k: int = 10,
     repeat_params: Sequence[Mapping] | None = None,
+    prefit: PrefitResult | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One (matrix, split, method, ratio) job; ``method`` is ``cf`` or a registry method, ``params``
-    its settings, or ``repeat_params[r]`` in repeat ``r`` (the tuned CF settings). Returns per
+    its settings, or ``repeat_params[r]`` in repeat ``r`` (the tuned CF settings); ``prefit``:
+    :func:`irt_prefit` for the methods with ``needs_prefit``. Returns per
     repeat, new model and task ``repeat, model_id, task, estimate, truth, budget, spent``, and per
     repeat the task-level metrics
     (:func:`benchcast.tasks.task_metrics`, ranks among that repeat's initial models) with
@@ -87,12 +141,13 @@ def run_cell(
     ``seconds`` (fit and estimate for every new model)."""
     budgets = task_budgets(matrix.task_sizes, ratio, floor)
     rows, metrics = [], []
+    prefits = repeat_prefits(prefit, repeats, len(matrix.task_names))
     for r in range(repeats):
         sp = make_split(matrix, split, r, base_seed, initial_share)
         initial, targets = matrix.scores[sp.initial], matrix.scores[sp.new]
         t0 = time.perf_counter()
         settings = params if repeat_params is None else repeat_params[r]
-        est, spent = estimate(method, settings, initial, targets, matrix.tasks, budgets, base_seed, r)
+        est, spent = estimate(method, settings, initial, targets, matrix.tasks, budgets, base_seed, r, prefits[r])
         seconds = time.perf_counter() - t0
         truth = matrix.task_accuracy(sp.new)
         metrics.append(

@@ -13,7 +13,8 @@ are Figure 9's sweeps. The new models' answers are never read.
 
 Stage 1 depends only on ``n_similar``, ``rounds`` and ``alpha``, the oversampling also on ``tau0``
 and the task-similarity settings: their results are cached across the grid, so a sweep over
-``q``, ``tau1`` or ``tau2`` costs only Stage 2's predictions.
+``q``, ``tau1`` or ``tau2`` costs only Stage 2's predictions, and a ``tau0`` value that picks the
+same similar tasks as an earlier one reuses its transports.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class _InnerRun:
         self.initial_accuracy = matrix.task_accuracy(inner.initial)
         self._picks: dict = {}
         self._augmented: dict = {}
+        self._transports: dict = {}
 
     def score(self, settings: CFSettings) -> dict[str, float]:
         ties = seeding.rng(self.tie_seed[0], self.tie_seed[1], "cf_tasks:tune:ties")
@@ -67,9 +69,16 @@ class _InnerRun:
         picks = self._picks[key1]
         key2 = key1 + tuple(getattr(settings, f) for f in _OVERSAMPLING)
         if key2 not in self._augmented:
-            self._augmented[key2] = model.augment(picks)
+            self._augmented[key2] = model.augment(picks, self._transports.setdefault(key1, {}))
         estimate = model.predict(picks, self._augmented[key2])
         return task_metrics(estimate, self.truth, self.initial_accuracy)
+
+    def keep_only(self, settings: CFSettings) -> None:
+        """Drop what only other Stage-1 settings use (the oversampled columns are large)."""
+        key1 = tuple(getattr(settings, f) for f in _STAGE1)
+        self._picks = {k: v for k, v in self._picks.items() if k == key1}
+        self._augmented = {k: v for k, v in self._augmented.items() if k[: len(key1)] == key1}
+        self._transports = {k: v for k, v in self._transports.items() if k == key1}
 
 
 def tune(
@@ -95,6 +104,7 @@ def tune(
         scores = [run.score(replace(current, **{param: value})) for value in values]
         best = int(np.argmin([sc["mae"] for sc in scores]))  # the first of equal MAEs
         current = replace(current, **{param: values[best]})
+        run.keep_only(current)
         rows += [
             {
                 "step": step,
