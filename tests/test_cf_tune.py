@@ -66,7 +66,7 @@ def test_each_step_takes_its_best_value_in_figure_9_order_and_the_choice_round_t
     assert list(dict.fromkeys(sweep.param)) == [p for p in ORDER if p in GRID]
     current = CFSettings()
     run = _InnerRun(matrix, inner_split(matrix, outer, 0.75, _rng(matrix)), budgets, (0, 0))
-    for param, rows in sweep.groupby("step", sort=True):
+    for _, rows in sweep.groupby("step", sort=True):
         name = rows.param.iloc[0]
         expect = [run.score(replace(current, **{name: v}))["mae"] for v in GRID[name]]
         assert np.allclose(rows.mae, expect)  # each value scored with the earlier choices in place

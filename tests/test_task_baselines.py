@@ -87,6 +87,7 @@ def test_low_rank_completion_estimate_mixes_answers_and_completed_cells():
     rows = np.tile(method.completer_.mean_, (20, 1))
     rows[:, method.coreset_] = scores[60:, method.coreset_]
     assert np.allclose(est, method.completer_.complete(rows, method.coreset_).mean(axis=1))
-    assert np.abs(est - scores[60:].mean(axis=1)).mean() < np.abs(
-        scores[60:, method.coreset_].mean(axis=1) - scores[60:].mean(axis=1)
-    ).mean() + 0.02
+    assert (
+        np.abs(est - scores[60:].mean(axis=1)).mean()
+        < np.abs(scores[60:, method.coreset_].mean(axis=1) - scores[60:].mean(axis=1)).mean() + 0.02
+    )
