@@ -69,9 +69,12 @@ def item_variance(columns: np.ndarray) -> np.ndarray:
 
 def signed_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cosine between the rows of ``a`` and ``b`` with scores coded ``2x - 1`` (0 for a zero vector)."""
-    a, b = 2 * np.asarray(a, dtype=np.float64) - 1, 2 * np.asarray(b, dtype=np.float64) - 1
+    a, b = 2 * np.asarray(a, dtype=np.float32) - 1, 2 * np.asarray(b, dtype=np.float32) - 1
     na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
-    return (a @ b.T) / np.where(np.outer(na, nb) > 0, np.outer(na, nb), 1.0)
+    out = a @ b.T  # float32: exact on -1/+1 answers (integer sums far below 2**24), half the time
+    out /= np.where(na > 0, na, 1.0)[:, None]
+    out /= np.where(nb > 0, nb, 1.0)[None, :]
+    return out
 
 
 def task_similarity(initial: np.ndarray, tasks: np.ndarray, centre: bool) -> np.ndarray:
@@ -222,8 +225,8 @@ class CollaborativeFiltering:
         rest = ns_columns[:, ~low]
         if rest.shape[1]:
             sim = signed_cosine(rest.T, sel_columns.T)
-            top = top_columns(sim, min(s.neighbours, sim.shape[1]))
-            c_bar = np.take_along_axis(sim, top, axis=1).mean(axis=1)
+            top, top_sim = top_columns(sim, min(s.neighbours, sim.shape[1]))
+            c_bar = top_sim.mean(axis=1, dtype=np.float64)
             tau3 = max(s.tau2, float(np.quantile(c_bar, s.q)))
             own = c_bar >= tau3
             predicted += sel_target[top[own]].mean(axis=1).sum()
@@ -231,16 +234,18 @@ class CollaborativeFiltering:
         return float((answers.sum() + predicted) / len(items))
 
 
-def top_columns(values: np.ndarray, m: int) -> np.ndarray:
+def top_columns(values: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the columns of the ``m`` largest values, largest first, ties to the lower column
-    (a stable descending sort's first ``m``, in ``O(m n)`` rather than ``O(n log n)``)."""
-    work = np.array(values, dtype=np.float64, copy=True)
-    rows = np.arange(len(work))
-    top = np.empty((len(work), m), dtype=np.int64)
+    (a stable descending sort's first ``m``, in ``O(m n)`` rather than ``O(n log n)``), and those
+    values. ``values`` (a float array) is overwritten: the similarity matrices are large."""
+    rows = np.arange(len(values))
+    top = np.empty((len(values), m), dtype=np.int64)
+    picked = np.empty((len(values), m), dtype=values.dtype)
     for j in range(m):
-        top[:, j] = np.argmax(work, axis=1)
-        work[rows, top[:, j]] = -np.inf
-    return top
+        top[:, j] = np.argmax(values, axis=1)
+        picked[:, j] = values[rows, top[:, j]]
+        values[rows, top[:, j]] = -np.inf
+    return top, picked
 
 
 def cf_estimates(
