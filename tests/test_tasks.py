@@ -100,6 +100,16 @@ def test_task_metrics_known_answers():
         ("sort_and_search", {"estimator": "threshold"}),
         ("sort_and_search", {"estimator": "count"}),
         ("low_rank_completion", {}),
+        ("random_sampling_learn", {}),
+        ("lasso", {"n_alphas": 20}),
+        ("pca", {"k_grid": [2]}),
+        ("random_search_learn", {"num_search": 50}),
+        ("double_optimize", {"max_steps": 50}),
+        ("anchor_points_predictor", {}),
+        ("p_irt", {"irt": {"dims": 2}}),
+        ("gp_irt", {"irt": {"dims": 2}}),
+        ("tailoredbench", {}),
+        ("stratified_confidence", {}),
     ],
 )
 def test_any_item_level_method_runs_per_task_spending_each_budget_exactly(method, params):
@@ -111,7 +121,9 @@ def test_any_item_level_method_runs_per_task_spending_each_budget_exactly(method
     est, spent = run_per_task(
         method, params, scores[:45], scores[45:], tasks, budgets, lambda t, stage: np.random.default_rng(t)
     )
-    assert est.shape == (15, 3) and (spent == budgets).all()
+    assert est.shape == (15, 3) and (spent <= budgets).all() and (spent[:, 2] == 12).all()
+    if method != "lasso":  # Lasso keeps the path's last point with at most n items: it may spend fewer
+        assert (spent == budgets).all()
     assert np.allclose(est[:, 2], scores[45:, 70:].mean(axis=1))  # the whole task: exact
     truth = np.stack([scores[45:, tasks == t].mean(axis=1) for t in range(3)], axis=1)
     assert np.abs(est - truth).mean() < 0.2
