@@ -33,9 +33,6 @@ STUDY_INDEX["cf_tasks"] = {
 }
 
 
-def cf_matrix_inputs(kind):
-    return lambda w: [f"results/data/{d}/{kind}.parquet" for d in CF["matrices"][w.matrix]["datasets"]]
-
 
 rule cf_tasks:
     """Every output of the study (also part of `all` when `studies` lists it)."""
@@ -46,9 +43,9 @@ rule cf_tasks:
 rule cf_run:
     """Every repeat of one method on one matrix, split and budget ratio."""
     input:
-        models=cf_matrix_inputs("models"),
-        responses=cf_matrix_inputs("responses"),
-        item_tables=cf_matrix_inputs("items"),
+        models=CF_PLAN.matrix_inputs("models"),
+        responses=CF_PLAN.matrix_inputs("responses"),
+        item_tables=CF_PLAN.matrix_inputs("items"),
         # the tuned CF settings, for the methods that run CF
         tuning=lambda w: CF_PLAN.tuning_files(w.matrix, w.split) if CF_PLAN.tuned(w.method) else [],
         # the IRT fit P-IRT and GP-IRT share across ratios
@@ -88,9 +85,9 @@ rule cf_prefit:
     """The IRT fit of every repeat and task and its anchors for every ratio's budget, shared by
     P-IRT and GP-IRT (one fit per task under the date split)."""
     input:
-        models=cf_matrix_inputs("models"),
-        responses=cf_matrix_inputs("responses"),
-        item_tables=cf_matrix_inputs("items"),
+        models=CF_PLAN.matrix_inputs("models"),
+        responses=CF_PLAN.matrix_inputs("responses"),
+        item_tables=CF_PLAN.matrix_inputs("items"),
     output:
         directory(CF_PREFIT),
     wildcard_constraints:
@@ -107,7 +104,6 @@ rule cf_prefit:
     group: CF_RUN_GROUP
     resources:
         **JOB_RESOURCES.of("cf_prefit"),
-    priority: 1  # the runs of two methods wait on it
     log:
         "logs/cf_tasks/prefit/{matrix}/{split}.log",
     benchmark:
@@ -121,9 +117,9 @@ rule cf_prefit:
 rule cf_tune:
     """The CF settings chosen on one split's initial models (inner validation; Figure 9's sweeps)."""
     input:
-        models=cf_matrix_inputs("models"),
-        responses=cf_matrix_inputs("responses"),
-        item_tables=cf_matrix_inputs("items"),
+        models=CF_PLAN.matrix_inputs("models"),
+        responses=CF_PLAN.matrix_inputs("responses"),
+        item_tables=CF_PLAN.matrix_inputs("items"),
     output:
         sweep=CF_TUNING,
     wildcard_constraints:

@@ -137,6 +137,11 @@ class Plan:
                 out.append((name, dict(make_method(base, self.methods[name]).irt_params)))
         return out
 
+    def matrix_inputs(self, kind: str):
+        """An input function: the ingested ``kind`` tables (models, responses, items) of the
+        job's matrix's datasets."""
+        return lambda w: [f"results/data/{d}/{kind}.parquet" for d in self.config["matrices"][w.matrix]["datasets"]]
+
     def tuned(self, method: str) -> bool:
         """Whether ``method`` runs with the tuned CF settings."""
         return bool(self.config.get("tuning")) and self.bases[method] == "cf"
