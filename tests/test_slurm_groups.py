@@ -160,3 +160,15 @@ def test_every_rule_with_a_priority_hands_it_to_slurm():
     assert checked >= 9
     profile = yaml.safe_load((REPO / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
     assert profile["default-resources"]["slurm_extra"] == repr(slurm_nice(0))
+
+
+def test_every_study_bundles_its_run_jobs_on_slurm():
+    """A study whose run group has no bundle size in the SLURM profile sends each of its hundreds of
+    run jobs to sbatch on its own (the CF study did: 445 submissions for 532 jobs)."""
+    from benchcast.studies.cf_tasks import plan as cf_plan
+    from benchcast.studies.mdad import plan as mdad_plan
+    from benchcast.studies.tailoredbench import plan as tb_plan
+
+    profile = yaml.safe_load((REPO / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
+    bundled = {entry.split("=")[0] for entry in profile["group-components"]}
+    assert {cf_plan.RUN_GROUP, mdad_plan.RUN_GROUP, tb_plan.RUN_GROUP} <= bundled

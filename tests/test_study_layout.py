@@ -115,4 +115,12 @@ def test_all_papers_is_every_study_config_in_one_run():
     # TailoredBench: 12 methods x 5 inference counts + 8 ablation variants + 18 figure points, at 30
     assert both["tb_run"] == plan("config/tailoredbench.yaml")["tb_run"] == 60 + 8 + 18
     assert both["tb_prefit"] == 2  # GP-IRT's and P-IRT's IRT, each one fit for every run and inference count
+    mdad, cf = plan("config/mdad.yaml"), plan("config/cf_tasks.yaml")
+    for rule in ("mdad_run", "mdad_percent_run", "mdad_same_size_run"):
+        assert both[rule] == mdad[rule] > 0
+    assert both["mdad_run"] == 370  # 13 datasets' selector grids and the cross-paper methods
+    for rule in ("cf_run", "cf_tune", "cf_prefit"):
+        assert both[rule] == cf[rule] > 0
+    # 5 matrix-splits (GLUE: random only) x 5 ratios x 20 methods, less TailoredBench on GLUE
+    assert both["cf_run"] == 495
     assert both["index"] == 1 and both["performance"] == 1 and both["all"] == 1
