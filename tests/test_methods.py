@@ -672,3 +672,15 @@ def test_clustering_weights_its_centres_items_by_cluster_size():
     assert est[0] == pytest.approx(5 / 8 * float(oracle.query(m.coreset_)[0][np.argmax(m.weights_)]))
     # duplicate columns: each centre still gets its own item
     assert sorted(nearest_distinct(np.zeros((3, 2)), np.zeros((3, 2))).tolist()) == [0, 1, 2]
+
+
+def test_nearest_distinct_does_not_depend_on_its_block_size():
+    from benchcast.methods.clustering import nearest_distinct
+
+    rng = np.random.default_rng(3)
+    points = (rng.random((60, 7)) < 0.5).astype(np.float64)  # 0/1 columns: many exact ties
+    centres = rng.random((25, 7))
+    whole = nearest_distinct(points, centres, max_elements=10**9)
+    assert len(set(whole.tolist())) == 25
+    for block in (1, 7 * 60, 7 * 60 * 4 + 1):
+        assert nearest_distinct(points, centres, max_elements=block).tolist() == whole.tolist()

@@ -113,6 +113,20 @@ def check_fit_params(irt_params: dict | None) -> dict:
     return params
 
 
+def resolved_fit_params(irt_params: dict | None) -> dict:
+    """The IRT settings with every default the fitter would use filled in, so two spellings of one
+    fit compare equal (``{}`` and ``{"dims": 10}`` under the MAP fitter)."""
+    import inspect
+
+    params = check_fit_params(irt_params)
+    fitter = params.setdefault("fitter", "map")
+    fit = irt.fit_mirt_2pl_svi if fitter == "svi" else irt.fit_mirt_2pl
+    for key, arg in inspect.signature(fit).parameters.items():
+        if key in IRT_FITTER_KEYS[fitter] and key not in params:
+            params[key] = arg.default
+    return params
+
+
 def fit_irt(
     responses: np.ndarray, rng: np.random.Generator, irt_params: dict | None = None, observed: np.ndarray | None = None
 ) -> irt.IRTParams:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY, make_method
+from benchcast.methods.irt_methods import resolved_fit_params
 from benchcast.studies.cf_tasks.cf import CFSettings
 from benchcast.studies.cf_tasks.tune import ORDER as TUNED
 
@@ -128,7 +129,9 @@ class Plan:
         """Whether ``method`` reads the IRT prefit (its IRT settings are the prefit's); one with
         other settings fits its own IRT per task."""
         users = dict(self._irt_users())
-        return method in users and users[method] == users[next(iter(users))]
+        if method not in users:
+            return False
+        return resolved_fit_params(users[method]) == resolved_fit_params(users[next(iter(users))])
 
     def _irt_users(self) -> list[tuple[str, dict]]:
         out = []
