@@ -1,5 +1,7 @@
 """Command line: ``benchcast complete`` -- BenchPress predictions for a new model; ``benchcast plan``
--- how many items a micro-benchmark needs (:mod:`benchcast.plan_cli`).
+-- how many items a micro-benchmark needs (:mod:`benchcast.plan_cli`); ``benchcast select`` and
+``benchcast estimate`` -- a new model's items and its score by any item-level method
+(:mod:`benchcast.deploy_cli`).
 
 ::
 
@@ -30,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast import plan_cli
+from benchcast import deploy_cli, plan_cli
 from benchcast.errors import BenchcastError, DataError
 from benchcast.studies.benchpress import settings as benchpress
 
@@ -314,8 +316,15 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--grep", help="only rows containing this text (case-insensitive)")
     b.add_argument("--out", help="also write the list as CSV here")
     plan_cli.add_parser(sub)
+    deploy_cli.add_parsers(sub)
     args = parser.parse_args(argv)
-    commands = {"complete": _complete, "benchmarks": _benchmarks, "plan": plan_cli.run}
+    commands = {
+        "complete": _complete,
+        "benchmarks": _benchmarks,
+        "plan": plan_cli.run,
+        "select": deploy_cli.run_select,
+        "estimate": deploy_cli.run_estimate,
+    }
     try:
         return commands[args.command](args)
     except BenchcastError as exc:

@@ -1,0 +1,211 @@
+"""``select`` and ``estimate``: which items a new model should answer, then its full-benchmark
+score with an interval and its rank among the leaderboard's models. The command line
+(``benchcast select`` / ``benchcast estimate``) calls these.
+
+A selection is a replay (:mod:`benchcast.deploy.replay`): the stored fit's ``estimate`` runs on
+the answers so far and stops at the first item without one; the items of that request are the
+next batch. Static methods ask for their whole core set at once; adaptive ones (TailoredBench:
+the G-set, then the model's tailored N-set) ask in batches, so ``select`` is called again with
+the answers so far until it reports that the selection is complete.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchcast import seeding
+from benchcast.deploy.answers import Answers, read_answers
+from benchcast.deploy.fits import DEFAULT_FOLDS, DeployedFit, build_fit, conformal_halfwidth, estimate_stream, load_fit
+from benchcast.deploy.matrix import Leaderboard, load_leaderboard
+from benchcast.deploy.replay import replay
+from benchcast.errors import ConfigError, DataError
+from benchcast.methods.base import make_method
+
+
+@dataclass
+class Selection:
+    items: pd.DataFrame  # item_id, subtask, selection_id: the next batch (empty when complete)
+    selection_id: str
+    complete: bool  # every item the method asks for is answered
+    answered: int
+    budget: int
+    notes: list[str] = field(default_factory=list)
+
+
+def deployed(
+    dataset: str | Leaderboard,
+    method: str,
+    budget: int,
+    params: dict | None = None,
+    data_dir: str | Path = "results",
+    seed: int = 0,
+    folds: int = DEFAULT_FOLDS,
+    log=print,
+) -> tuple[Leaderboard, DeployedFit]:
+    """The leaderboard and the stored fit of ``method`` at ``budget``, built (and stored) first if
+    there is none for these settings."""
+    check_method(method, params)
+    board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
+    fit = load_fit(board, method, params, budget, seed, data_dir, folds)
+    if fit is None:
+        t0 = time.perf_counter()
+        log(f"building the {method} fit at n={budget} on {board.key} (once; later calls read it)")
+        fit = build_fit(board, method, params, budget, seed, folds, data_dir, log)
+        log(f"built in {time.perf_counter() - t0:.1f}s: {fit.folder}")
+    return board, fit
+
+
+def check_method(method: str, params: dict | None) -> None:
+    """An unknown method or bad settings stop before anything is built."""
+    from benchcast.methods import REGISTRY
+
+    if method not in REGISTRY:
+        raise ConfigError(
+            f"unknown method {method!r}; the item-level methods are {', '.join(sorted(REGISTRY))}. "
+            "Fix: pass one of them as --method"
+        )
+    make_method(method, params)
+
+
+def _check_selection_id(answers: Answers, fit: DeployedFit) -> None:
+    wrong = sorted(answers.selection_ids - {fit.meta["selection_id"]})
+    if wrong:
+        raise DataError(
+            answers.source,
+            "selection_id",
+            f"{wrong[0]} is not the id of this selection ({fit.meta['selection_id']}: {fit.meta['method']} at "
+            f"n={fit.meta['budget']} on {fit.meta['dataset']}); the answers were selected with other settings or "
+            "another matrix",
+            "estimate with the dataset, --method, --budget and settings the items were selected with",
+        )
+
+
+def _replay(board: Leaderboard, fit: DeployedFit, answers: Answers):
+    seed, method = fit.meta["seed"], fit.meta["method"]
+    n_items = len(board.matrix.item_ids)
+    return replay(
+        fit.method, n_items, fit.meta["budget"], answers.scores, lambda: seeding.rng(seed, 0, estimate_stream(method))
+    )
+
+
+def _check_selected(answers: Answers, selected: list[int], board: Leaderboard) -> None:
+    """Every answer must be for an item the method asked for (so far)."""
+    extra = sorted(set(answers.scores) - set(selected), key=lambda j: answers.where[j])
+    if extra:
+        j = extra[0]
+        raise DataError(
+            answers.source,
+            answers.where[j],
+            f"item {board.matrix.item_ids[j]!r} was not selected ({len(extra)} answered items were not)",
+            "answer only the items `benchcast select` wrote for this method and budget, in its batches",
+        )
+
+
+def select(
+    dataset: str | Leaderboard,
+    method: str,
+    budget: int,
+    answers=None,
+    *,
+    params: dict | None = None,
+    data_dir: str | Path = "results",
+    seed: int = 0,
+    folds: int = DEFAULT_FOLDS,
+    log=print,
+) -> Selection:
+    """The next items ``method`` asks a new model for (all of a static method's core set)."""
+    board, fit = deployed(dataset, method, budget, params, data_dir, seed, folds, log)
+    given = read_answers(answers if answers is not None else {}, board.matrix.item_ids)
+    _check_selection_id(given, fit)
+    if len(given.scores) > budget:
+        raise DataError(
+            given.source,
+            "(entries)",
+            f"{len(given.scores)} answers for a budget of {budget}",
+            "give at most --budget answers",
+        )
+    _, selected, batch = _replay(board, fit, given)
+    _check_selected(given, selected, board)
+    complete = batch is None
+    batch = np.asarray([] if batch is None else batch, dtype=np.int64)
+    items = pd.DataFrame(
+        {
+            "item_id": [board.matrix.item_ids[j] for j in batch],
+            "subtask": [board.matrix.subtasks[j] for j in batch],
+            "selection_id": fit.meta["selection_id"],
+        }
+    )
+    return Selection(items, fit.meta["selection_id"], complete, len(given.scores), int(budget))
+
+
+def estimate(
+    dataset: str | Leaderboard,
+    method: str,
+    answers,
+    *,
+    budget: int | None = None,
+    level: float = 0.9,
+    params: dict | None = None,
+    data_dir: str | Path = "results",
+    seed: int = 0,
+    folds: int = DEFAULT_FOLDS,
+    log=print,
+) -> dict:
+    """The full-benchmark score (0-1) of the model that gave ``answers``, with a ``level``
+    interval and its rank among the leaderboard's models. ``budget`` defaults to the number of
+    answers (a finished selection answers exactly its budget)."""
+    check_method(method, params)
+    board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
+    given = read_answers(answers, board.matrix.item_ids)
+    if not given.scores:
+        raise DataError(given.source, "(entries)", "no answers", "answer the items `benchcast select` wrote")
+    budget = len(given.scores) if budget is None else int(budget)
+    if len(given.scores) > budget:
+        raise DataError(
+            given.source,
+            "(entries)",
+            f"{len(given.scores)} answers for a budget of {budget}",
+            "give at most --budget answers",
+        )
+    board, fit = deployed(board, method, budget, params, data_dir, seed, folds, log)
+    _check_selection_id(given, fit)
+    value, selected, batch = _replay(board, fit, given)
+    _check_selected(given, selected, board)
+    if batch is not None:
+        missing = [board.matrix.item_ids[j] for j in batch]
+        raise DataError(
+            given.source,
+            "(entries)",
+            f"{method} at n={budget} still asks for {len(missing)} unanswered items, e.g. {missing[:3]}",
+            f"run `benchcast select {board.key if board.path.is_dir() else board.path} --method {method} --budget {budget} "
+            "--answers FILE` for the items still to answer, or pass the --budget you selected with",
+        )
+    half = conformal_halfwidth(fit.calibration, level)
+    lower, upper = max(0.0, value - half), min(1.0, value + half)
+    accuracy = board.matrix.scores.mean(axis=1)
+    result = {
+        "dataset": fit.meta["dataset"],
+        "method": method,
+        "params": fit.meta["params"],
+        "budget": fit.meta["budget"],
+        "selection_id": fit.meta["selection_id"],
+        "items_used": len(selected),
+        "estimate": value,
+        "lower": lower,
+        "upper": upper,
+        "level": float(level),
+        "interval": (
+            f"split-conformal from {len(fit.calibration)} held-out models of the leaderboard "
+            f"({fit.meta['folds']} folds of models, each estimated by the method fitted without its fold)"
+        ),
+        "rank": int(1 + (accuracy > value).sum()),
+        "rank_best": int(1 + (accuracy > upper).sum()),
+        "rank_worst": int(1 + (accuracy > lower).sum()),
+        "models": int(len(accuracy)),
+    }
+    return result

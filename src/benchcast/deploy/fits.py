@@ -1,0 +1,180 @@
+"""Deployable fits: a method fitted on every model of a leaderboard, with the residuals that
+calibrate its intervals, stored under ``<data_dir>/models/<dataset>/<method>/n=<budget>/``.
+
+* ``fit.json`` + ``arrays.parquet`` (:mod:`benchcast.deploy.state`): the fitted method, with its
+  settings, seed, budget, the leaderboard's checksum and the selection id;
+* ``calibration.parquet``: one row per model of the leaderboard (``model_id, fold, estimate,
+  truth``): the model's estimate by the same method fitted without the model's fold, the model
+  answering alone exactly as a new model does (:mod:`benchcast.deploy.replay`'s single target).
+  Split-conformal intervals (:func:`conformal_halfwidth`) come from these residuals, as the
+  BenchPress reliability layer calibrates on held-out models. ``folds`` models-out folds stand in
+  for leave-one-model-out (every model is held out once; ``folds`` = the number of models is
+  leave-one-out exactly) so that an IRT method needs ``folds`` refits, not one per model.
+
+Seeds follow the harness (:func:`benchcast.harness.run_job`): the deployable fit is trial 0 of
+``seed``; calibration fold ``k`` is trial ``k + 1``. So the fit, and the estimate a new model
+gets, are what the workflow's harness computes for the same sources, settings and seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchcast import seeding
+from benchcast.data.item_level import write_parquet_atomic
+from benchcast.deploy.matrix import Leaderboard
+from benchcast.deploy.state import read_state, write_state
+from benchcast.errors import ConfigError, DataError
+from benchcast.methods.base import Method, make_method
+from benchcast.oracle import Oracle
+
+DEFAULT_FOLDS = 10
+
+
+@dataclass
+class DeployedFit:
+    method: Method
+    meta: dict
+    calibration: pd.DataFrame  # model_id, fold, estimate, truth
+    folder: Path
+
+
+def fit_stream(method: Method) -> str:
+    """The seed stream of ``method``'s fit, as the harness names it."""
+    return "coreset" if method.uses_coreset_stream else (method.rng_stream or f"method:{method.name}")
+
+
+def estimate_stream(name: str) -> str:
+    return f"estimate:{name}"
+
+
+def selection_id(board: Leaderboard, method: Method, budget: int, seed: int) -> str:
+    """Names the selection: the leaderboard's checksum, the method and its settings, the budget
+    and the seed. Answers carrying another id were selected for something else."""
+    doc = {
+        "matrix": board.checksum,
+        "method": method.name,
+        "params": method.params(),
+        "budget": int(budget),
+        "seed": int(seed),
+    }
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def fit_folder(data_dir: str | Path, board: Leaderboard, method: str, budget: int) -> Path:
+    return Path(data_dir) / "models" / board.key / method / f"n={int(budget)}"
+
+
+def fit_method(
+    method: str, params: dict | None, scores: np.ndarray, subtasks, budget: int, seed: int, trial: int
+) -> Method:
+    """``method`` fitted on ``scores`` (every row a source) with the harness's seed streams."""
+    m = make_method(method, params)
+    if budget < m.min_budget() or budget >= scores.shape[1]:
+        raise ConfigError(
+            f"budget {budget} does not fit {method}: it needs at least {m.min_budget()} items and fewer than "
+            f"the leaderboard's {scores.shape[1]}; fix: choose --budget in that range"
+        )
+    kwargs = {}
+    if m.uses_item_groups:
+        kwargs["groups"] = pd.factorize(pd.Series(subtasks))[0].astype(np.int64)
+    m.fit(scores, int(budget), seeding.rng(seed, trial, fit_stream(m)), **kwargs)
+    return m
+
+
+def calibrate(
+    board: Leaderboard, method: str, params: dict | None, budget: int, seed: int, folds: int, log=print
+) -> pd.DataFrame:
+    """Every model's estimate from the method fitted without the model's fold (module docstring)."""
+    scores, ids = board.matrix.scores, board.matrix.model_ids
+    n_models = scores.shape[0]
+    folds = min(int(folds), n_models)
+    if folds < 2:
+        raise ConfigError(f"calibration needs at least 2 folds of models, got {folds}")
+    fold_of = np.empty(n_models, dtype=np.int64)
+    fold_of[seeding.rng(seed, 0, "deploy:folds").permutation(n_models)] = np.arange(n_models) % folds
+    rows = []
+    for k in range(folds):
+        held = np.flatnonzero(fold_of == k)
+        t0 = time.perf_counter()
+        m = fit_method(method, params, scores[fold_of != k], board.matrix.subtasks, budget, seed, k + 1)
+        for i in held:  # one model at a time: the estimate a new model gets
+            est = m.estimate(Oracle(scores[i : i + 1], budget), seeding.rng(seed, k + 1, estimate_stream(method)))
+            rows.append((ids[i], k, float(np.asarray(est)[0]), float(scores[i].mean())))
+        log(f"calibration fold {k + 1} of {folds}: {len(held)} models, {time.perf_counter() - t0:.1f}s")
+    return pd.DataFrame(rows, columns=["model_id", "fold", "estimate", "truth"])
+
+
+def build_fit(
+    board: Leaderboard,
+    method: str,
+    params: dict | None,
+    budget: int,
+    seed: int = 0,
+    folds: int = DEFAULT_FOLDS,
+    data_dir: str | Path = "results",
+    log=print,
+) -> DeployedFit:
+    """Fit ``method`` on every model of ``board``, calibrate it, and store both."""
+    t0 = time.perf_counter()
+    m = fit_method(method, params, board.matrix.scores, board.matrix.subtasks, budget, seed, 0)
+    fit_seconds = time.perf_counter() - t0
+    calibration = calibrate(board, method, params, budget, seed, folds, log)
+    meta = {
+        "dataset": board.key,
+        "matrix_sha256": board.checksum,
+        "models": len(board.matrix.model_ids),
+        "items": len(board.matrix.item_ids),
+        "method": method,
+        "params": m.params(),
+        "budget": int(budget),
+        "seed": int(seed),
+        "folds": int(min(folds, len(board.matrix.model_ids))),
+        "selection_id": selection_id(board, m, budget, seed),
+        "fit_seconds": round(fit_seconds, 3),
+        "calibration_seconds": round(time.perf_counter() - t0 - fit_seconds, 3),
+    }
+    folder = fit_folder(data_dir, board, method, budget)
+    write_parquet_atomic(calibration, folder / "calibration.parquet")
+    write_state(m, meta, folder)  # fit.json last: its presence means the folder is whole
+    return DeployedFit(m, meta, calibration, folder)
+
+
+def load_fit(
+    board: Leaderboard, method: str, params: dict | None, budget: int, seed: int, data_dir: str | Path, folds: int
+) -> DeployedFit | None:
+    """The stored fit for exactly these settings, or None when there is none (or it is stale)."""
+    folder = fit_folder(data_dir, board, method, budget)
+    if not (folder / "fit.json").is_file():
+        return None
+    m, meta = read_state(folder)
+    if not isinstance(m, Method):
+        raise DataError(folder / "fit.json", "state", "does not hold a method", "delete the folder and rebuild the fit")
+    wanted = make_method(method, params)
+    stale = (
+        meta.get("matrix_sha256") != board.checksum
+        or meta.get("seed") != seed
+        or meta.get("folds") != min(int(folds), len(board.matrix.model_ids))
+        or meta.get("params") != json.loads(json.dumps(wanted.params()))
+    )
+    if stale:
+        return None
+    return DeployedFit(m, meta, pd.read_parquet(folder / "calibration.parquet"), folder)
+
+
+def conformal_halfwidth(calibration: pd.DataFrame, level: float) -> float:
+    """Split-conformal half-width: the ceil((m + 1) * level)-th smallest |estimate - truth| of the
+    m calibration models (infinite when m is too small for the level)."""
+    if not 0 < level < 1:
+        raise ConfigError(f"interval level must be between 0 and 1, got {level}")
+    residuals = np.sort(np.abs(calibration["estimate"].to_numpy() - calibration["truth"].to_numpy()))
+    k = math.ceil((len(residuals) + 1) * level)
+    return float(residuals[k - 1]) if k <= len(residuals) else math.inf

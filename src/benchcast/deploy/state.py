@@ -1,0 +1,170 @@
+"""A fitted method stored without pickle: its attributes as JSON, its arrays in one Parquet table.
+
+``fit.json`` holds the method's attributes (hyper-parameters and fitted state) as a JSON tree in
+which every array is a reference ``{"__array__": key}`` into ``arrays.parquet`` (columns ``key``,
+``dtype``, ``shape``, ``data``: the array's little-endian bytes). Floats are written with
+``repr`` precision, so a stored fit estimates bit for bit what the fit in memory estimates.
+
+Reading never runs code from the file: the only objects rebuilt are instances of classes defined
+in ``benchcast`` modules (a registry method, or a dataclass / plain class of the library such as
+the IRT fit), created with ``object.__new__`` and given their stored attributes; their
+constructors are not called. Any other class name, dtype or tag is refused with a DataError.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benchcast.errors import DataError
+
+#: dtypes an array may have in ``arrays.parquet`` (no object arrays: they would need pickle)
+DTYPES = ("float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool")
+
+
+class _Writer:
+    def __init__(self):
+        self.arrays: list[tuple[str, np.ndarray]] = []
+
+    def encode(self, value, where: str):
+        if isinstance(value, np.ndarray):
+            if value.dtype.name not in DTYPES:
+                raise DataError(None, where, f"an array of dtype {value.dtype}", "store arrays of numbers only")
+            key = f"a{len(self.arrays)}"
+            self.arrays.append((key, value))
+            return {"__array__": key}
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if isinstance(value, (np.bool_,)):
+            return bool(value)
+        if isinstance(value, (int, np.integer)):
+            return int(value)
+        if isinstance(value, (float, np.floating)):
+            value = float(value)
+            return value if math.isfinite(value) else {"__float__": repr(value)}
+        if isinstance(value, tuple):
+            return {"__tuple__": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]}
+        if isinstance(value, list):
+            return [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        if isinstance(value, dict):
+            return {"__dict__": [[self.encode(k, where), self.encode(v, f"{where}[{k!r}]")] for k, v in value.items()]}
+        cls = type(value)
+        if cls.__module__.split(".")[0] == "benchcast" and hasattr(value, "__dict__"):
+            attrs = (
+                {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+                if _is_dataclass(value)
+                else vars(value)
+            )
+            return {
+                "__object__": f"{cls.__module__}:{cls.__qualname__}",
+                "attrs": {k: self.encode(v, f"{where}.{k}") for k, v in attrs.items()},
+            }
+        raise DataError(
+            None,
+            where,
+            f"a {cls.__module__}.{cls.__qualname__}, which benchcast cannot store without pickle",
+            "keep a method's fitted state in arrays, numbers, strings and benchcast classes",
+        )
+
+
+def _is_dataclass(value) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _allowed_class(name: str, path: Path):
+    module, _, qualname = name.partition(":")
+    if module.split(".")[0] != "benchcast" or not qualname or "<" in qualname:
+        raise DataError(path, name, "is not a benchcast class", "rebuild the fit with this version of benchcast")
+    try:
+        obj = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        raise DataError(path, name, "names no class of this benchcast version", "rebuild the fit") from None
+    if not isinstance(obj, type):
+        raise DataError(path, name, "is not a class", "rebuild the fit")
+    return obj
+
+
+class _Reader:
+    def __init__(self, arrays: dict[str, np.ndarray], path: Path):
+        self.arrays, self.path = arrays, path
+
+    def decode(self, node):
+        if isinstance(node, list):
+            return [self.decode(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        if "__array__" in node:
+            if node["__array__"] not in self.arrays:
+                raise DataError(self.path, node["__array__"], "no such array in arrays.parquet", "rebuild the fit")
+            return self.arrays[node["__array__"]]
+        if "__float__" in node:
+            text = node["__float__"]
+            if text not in ("nan", "inf", "-inf"):
+                raise DataError(self.path, "__float__", f"unknown value {text!r}", "rebuild the fit")
+            return float(text)
+        if "__tuple__" in node:
+            return tuple(self.decode(v) for v in node["__tuple__"])
+        if "__dict__" in node:
+            return {self.decode(k): self.decode(v) for k, v in node["__dict__"]}
+        if "__object__" in node:
+            cls = _allowed_class(node["__object__"], self.path)
+            obj = object.__new__(cls)
+            for k, v in node["attrs"].items():
+                object.__setattr__(obj, k, self.decode(v))  # frozen dataclasses too
+            return obj
+        raise DataError(self.path, ",".join(sorted(node)), "unknown entry", "rebuild the fit")
+
+
+def write_state(obj, meta: dict, folder: str | Path) -> None:
+    """``folder/fit.json`` (``meta`` and ``obj``'s state) and ``folder/arrays.parquet``, each
+    written to a temporary name first, so a folder never holds half a fit."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    writer = _Writer()
+    doc = {"meta": meta, "state": writer.encode(obj, "fit")}
+    table = pa.table(
+        {
+            "key": [k for k, _ in writer.arrays],
+            "dtype": [a.dtype.name for _, a in writer.arrays],
+            "shape": pa.array([list(a.shape) for _, a in writer.arrays], type=pa.list_(pa.int64())),
+            "data": pa.array(
+                [np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")).tobytes() for _, a in writer.arrays],
+                type=pa.binary(),
+            ),
+        }
+    )
+    tmp_arrays, tmp_json = folder / ".arrays.parquet.tmp", folder / ".fit.json.tmp"
+    pq.write_table(table, tmp_arrays)
+    tmp_json.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    tmp_arrays.replace(folder / "arrays.parquet")
+    tmp_json.replace(folder / "fit.json")  # last: fit.json's presence means the fit is whole
+
+
+def read_state(folder: str | Path) -> tuple[object, dict]:
+    """Inverse of :func:`write_state`: ``(obj, meta)``."""
+    folder = Path(folder)
+    path = folder / "fit.json"
+    if not path.is_file():
+        raise DataError(path, "(file)", "no stored fit here", "build it (benchcast select builds a missing fit)")
+    try:
+        doc = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "rebuild the fit") from None
+    frame = pd.read_parquet(folder / "arrays.parquet")
+    arrays = {}
+    for key, dtype, shape, data in zip(frame["key"], frame["dtype"], frame["shape"], frame["data"]):
+        if dtype not in DTYPES:
+            raise DataError(folder / "arrays.parquet", key, f"dtype {dtype!r} is not allowed", "rebuild the fit")
+        array = np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<")).astype(dtype)
+        arrays[key] = array.reshape([int(s) for s in shape])
+    return _Reader(arrays, path).decode(doc["state"]), doc["meta"]
