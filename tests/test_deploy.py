@@ -49,12 +49,12 @@ def answer(items: pd.DataFrame, row: np.ndarray) -> dict[str, float]:
     return {i: float(row[int(i[1:])]) for i in items.item_id}
 
 
-def run_to_the_end(csv, method, budget, row, data_dir, params=None):
+def run_to_the_end(csv, method, budget, row, data_dir, params=None, folds=4):
     """select in batches until the selection is complete, answering from ``row``."""
     answers: dict[str, float] = {}
     batches = []
     while True:
-        sel = select(csv, method, budget, answers, params=params, data_dir=data_dir, folds=4, log=lambda s: None)
+        sel = select(csv, method, budget, answers, params=params, data_dir=data_dir, folds=folds, log=lambda s: None)
         if sel.complete:
             return answers, batches, sel
         batches.append(len(sel.items))
@@ -238,3 +238,30 @@ def test_a_users_matrix_needs_model_id_first_and_0_1_scores(tmp_path, capsys):
     assert "repeated model ids" in bad(
         capsys, "select", path, "--method", "random_sampling", "--budget", 1, "--out", tmp_path / "o.csv"
     )
+
+
+def test_the_heldout_test_plays_each_model_through_the_command_lines_functions(tmp_path):
+    from benchcast.studies.deploy.heldout import heldout, summarise
+
+    scores = toy_scores()
+    ids = [f"m{i}" for i in range(40)]
+    csv = write_matrix(tmp_path / "all.csv", scores)
+    board = load_leaderboard(str(csv))
+    rows = heldout(board, "tailoredbench", None, 20, 0, 3, 4, 0.9, log=lambda s: None)
+    assert sorted(rows.model_id) == sorted(ids) and rows.fold.nunique() == 4
+    assert (rows.items_used == 20).all() and (rows.batches == 2).all()  # G-set, then the tailored rest
+    assert ((rows.lower <= rows.estimate) & (rows.estimate <= rows.upper)).all()
+    s = summarise(rows)
+    assert 0 <= s["coverage"] <= 1 and s["mae"] == pytest.approx((rows.estimate - rows.truth).abs().mean())
+    # a model's held-out estimate is what the command line gives it on the leaderboard without its fold
+    one = rows.iloc[5]
+    others = rows.model_id[rows.fold != one.fold]
+    keep = sorted(int(m[1:]) for m in others)
+    sub = pd.DataFrame(scores[keep].astype(int), columns=[f"q{j}" for j in range(120)])
+    sub.insert(0, "model_id", [f"m{i}" for i in keep])
+    sub.to_csv(tmp_path / "sub.csv", index=False)
+    target = scores[int(one.model_id[1:])]
+    answers, _, _ = run_to_the_end(tmp_path / "sub.csv", "tailoredbench", 20, target, tmp_path / "cli", folds=3)
+    folds3 = {"folds": 3, "log": lambda s: None}
+    r = estimate(tmp_path / "sub.csv", "tailoredbench", answers, data_dir=tmp_path / "cli", **folds3)
+    assert r["estimate"] == one.estimate and (r["lower"], r["upper"]) == (one.lower, one.upper)

@@ -36,7 +36,7 @@ if not exit_without_idle_tail():
 # The study registry: a study S is workflow/rules/S.smk (its rules, its target rule S, its outputs in
 # STUDY_OUTPUTS[S], the datasets it reads in STUDY_DATASETS[S]), workflow/schemas/S.schema.yaml (config
 # key S), workflow/scripts/S/, workflow/report/S/ and the package benchcast.studies.S.
-STUDIES = ("misses_the_mark", "benchpress", "irt_validation", "tailoredbench", "mdad", "cf_tasks")
+STUDIES = ("misses_the_mark", "benchpress", "irt_validation", "tailoredbench", "mdad", "cf_tasks", "deploy")
 for _study in config["studies"]:
     if _study not in STUDIES:
         raise ConfigError(f"config studies: unknown study '{_study}'. Known: {', '.join(STUDIES)}")

@@ -120,8 +120,10 @@ def select(
 ) -> Selection:
     """The next items ``method`` asks a new model for (all of a static method's core set)."""
     board, fit = deployed(dataset, method, budget, params, data_dir, seed, folds, log)
-    given = read_answers(answers if answers is not None else {}, board.matrix.item_ids)
-    _check_selection_id(given, fit)
+    return next_items(board, fit, read_answers(answers if answers is not None else {}, board.matrix.item_ids))
+
+
+def _check_count(given: Answers, budget: int) -> None:
     if len(given.scores) > budget:
         raise DataError(
             given.source,
@@ -129,6 +131,12 @@ def select(
             f"{len(given.scores)} answers for a budget of {budget}",
             "give at most --budget answers",
         )
+
+
+def next_items(board: Leaderboard, fit: DeployedFit, given: Answers) -> Selection:
+    """:func:`select` on a loaded leaderboard and fit."""
+    _check_selection_id(given, fit)
+    _check_count(given, fit.meta["budget"])
     _, selected, batch = _replay(board, fit, given)
     _check_selected(given, selected, board)
     complete = batch is None
@@ -140,7 +148,7 @@ def select(
             "selection_id": fit.meta["selection_id"],
         }
     )
-    return Selection(items, fit.meta["selection_id"], complete, len(given.scores), int(budget))
+    return Selection(items, fit.meta["selection_id"], complete, len(given.scores), int(fit.meta["budget"]))
 
 
 def estimate(
@@ -165,25 +173,26 @@ def estimate(
     if not given.scores:
         raise DataError(given.source, "(entries)", "no answers", "answer the items `benchcast select` wrote")
     budget = len(given.scores) if budget is None else int(budget)
-    if len(given.scores) > budget:
-        raise DataError(
-            given.source,
-            "(entries)",
-            f"{len(given.scores)} answers for a budget of {budget}",
-            "give at most --budget answers",
-        )
+    _check_count(given, budget)
     board, fit = deployed(board, method, budget, params, data_dir, seed, folds, log)
+    return estimate_from(board, fit, given, level)
+
+
+def estimate_from(board: Leaderboard, fit: DeployedFit, given: Answers, level: float = 0.9) -> dict:
+    """:func:`estimate` on a loaded leaderboard and fit."""
     _check_selection_id(given, fit)
+    method, budget = fit.meta["method"], fit.meta["budget"]
     value, selected, batch = _replay(board, fit, given)
     _check_selected(given, selected, board)
     if batch is not None:
         missing = [board.matrix.item_ids[j] for j in batch]
+        where = board.key if board.path.is_dir() else board.path
         raise DataError(
             given.source,
             "(entries)",
             f"{method} at n={budget} still asks for {len(missing)} unanswered items, e.g. {missing[:3]}",
-            f"run `benchcast select {board.key if board.path.is_dir() else board.path} --method {method} --budget {budget} "
-            "--answers FILE` for the items still to answer, or pass the --budget you selected with",
+            f"run `benchcast select {where} --method {method} --budget {budget} --answers FILE` for the items "
+            "still to answer, or pass the --budget you selected with",
         )
     half = conformal_halfwidth(fit.calibration, level)
     lower, upper = max(0.0, value - half), min(1.0, value + half)

@@ -1,0 +1,206 @@
+"""The honest test of ``benchcast select`` / ``estimate``: every model of a leaderboard plays a new
+model once, through the same functions the command line calls.
+
+The models are dealt into ``outer_folds`` folds (seed stream ``deploy:heldout``). For each fold,
+the leaderboard without it is what a user would have: its deployable fit and calibration are built
+exactly as the command line builds them (:func:`benchcast.deploy.fits.build_fit`, written and read
+back), then each model of the fold answers the items :func:`~benchcast.deploy.api.next_items`
+selects, batch by batch, from its own row, and :func:`~benchcast.deploy.api.estimate_from` gives
+its estimate and interval. Coverage, mean width and error are then those a user would see.
+
+Also :func:`cli_seconds`: the wall time of the command line itself (a new process per call, with
+the deployable fit built), for the issue's 2-second limit.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchcast import seeding
+from benchcast.data.item_level import ResponseMatrix
+from benchcast.deploy.answers import read_answers
+from benchcast.deploy.api import estimate_from, next_items
+from benchcast.deploy.fits import build_fit, load_fit
+from benchcast.deploy.matrix import Leaderboard, checksum
+
+#: the measured columns of :func:`heldout`'s rows (kept apart: the other columns are deterministic)
+TIMING_COLUMNS = ("select_seconds", "estimate_seconds", "fit_seconds")
+
+
+def _without(board: Leaderboard, keep: np.ndarray, fold: int) -> Leaderboard:
+    m = board.matrix
+    sub = ResponseMatrix(
+        m.dataset,
+        m.scores[keep],
+        [m.model_ids[i] for i in keep],
+        [m.model_names[i] for i in keep],
+        m.item_ids,
+        m.subtasks,
+    )
+    return Leaderboard(f"{board.key}-without-fold{fold}", sub, checksum(sub), board.path)
+
+
+def play_new_model(board: Leaderboard, fit, row: np.ndarray, level: float) -> dict:
+    """One model answering from ``row`` whatever is selected, batch by batch, then estimated."""
+    item_ids = board.matrix.item_ids
+    index = {item: j for j, item in enumerate(item_ids)}
+    answers: dict[str, float] = {}
+    select_seconds, batches = [], 0
+    while True:
+        t0 = time.perf_counter()
+        sel = next_items(board, fit, read_answers(answers, item_ids))
+        select_seconds.append(time.perf_counter() - t0)
+        if sel.complete:
+            break
+        batches += 1
+        answers.update({item: float(row[index[item]]) for item in sel.items.item_id})
+    t0 = time.perf_counter()
+    result = estimate_from(board, fit, read_answers(answers, item_ids), level)
+    result.update(batches=batches, select_seconds=max(select_seconds), estimate_seconds=time.perf_counter() - t0)
+    return result
+
+
+def heldout(
+    board: Leaderboard,
+    method: str,
+    params: dict | None,
+    budget: int,
+    seed: int,
+    folds: int,
+    outer_folds: int,
+    level: float,
+    log=print,
+) -> pd.DataFrame:
+    """One row per model of ``board``: its estimate, interval and truth when held out (module doc)."""
+    scores, ids = board.matrix.scores, board.matrix.model_ids
+    n_models = len(ids)
+    outer = min(int(outer_folds), n_models)
+    fold_of = np.empty(n_models, dtype=np.int64)
+    fold_of[seeding.rng(seed, 0, "deploy:heldout").permutation(n_models)] = np.arange(n_models) % outer
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="benchcast-heldout-") as work:
+        for f in range(outer):
+            sub = _without(board, np.flatnonzero(fold_of != f), f)
+            t0 = time.perf_counter()
+            build_fit(sub, method, params, budget, seed, folds, work, log=lambda s: None)
+            fit = load_fit(sub, method, params, budget, seed, work, folds)  # read back, as the CLI does
+            fit_seconds = time.perf_counter() - t0
+            for i in np.flatnonzero(fold_of == f):
+                r = play_new_model(sub, fit, scores[i], level)
+                rows.append(
+                    {
+                        "model_id": ids[i],
+                        "fold": f,
+                        "truth": float(scores[i].mean()),
+                        **{k: r[k] for k in ("estimate", "lower", "upper", "items_used", "batches")},
+                        **{k: r[k] for k in ("select_seconds", "estimate_seconds")},
+                        "fit_seconds": fit_seconds,
+                    }
+                )
+            log(
+                f"{board.key} {method} n={budget}: held-out fold {f + 1} of {outer}, fit and calibration {fit_seconds:.1f}s"
+            )
+    return pd.DataFrame(rows)
+
+
+def summarise(rows: pd.DataFrame) -> dict:
+    """Coverage of the intervals, their mean width and the mean absolute error (0-1 scale)."""
+    covered = (rows.lower <= rows.truth) & (rows.truth <= rows.upper)
+    return {
+        "models": len(rows),
+        "coverage": float(covered.mean()),
+        "mean_width": float((rows.upper - rows.lower).mean()),
+        "mae": float((rows.estimate - rows.truth).abs().mean()),
+        "max_select_seconds": float(rows.select_seconds.max()),
+        "max_estimate_seconds": float(rows.estimate_seconds.max()),
+    }
+
+
+def tables(
+    cells, rows: list[pd.DataFrame], timings: list[pd.DataFrame], cli: list[dict]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The held-out test per (dataset, method, budget) -- coverage, mean width, MAE -- and the
+    seconds per call, in process (the held-out runs' largest) and on the command line."""
+    held, speed = [], []
+    for (dataset, method, budget), r, t, c in zip(cells, rows, timings, cli):
+        s = summarise(r.assign(**{k: t[k].to_numpy() for k in TIMING_COLUMNS}))
+        key = {"dataset": dataset, "method": method, "budget": int(budget)}
+        held.append({**key, **{k: s[k] for k in ("models", "coverage", "mean_width", "mae")}})
+        speed.append(
+            {
+                **key,
+                "select_seconds_in_process": s["max_select_seconds"],
+                "estimate_seconds_in_process": s["max_estimate_seconds"],
+                "cli_select_seconds": c["select_seconds"],
+                "cli_select_calls": c["select_calls"],
+                "cli_estimate_seconds": c["estimate_seconds"],
+                "fit_seconds": c["fit_seconds"],
+                "calibration_seconds": c["calibration_seconds"],
+            }
+        )
+    return pd.DataFrame(held), pd.DataFrame(speed)
+
+
+def _run(cmd: list[str]) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0 or "building" in proc.stderr:  # a rebuild would time the fit, not the call
+        raise RuntimeError(f"{' '.join(cmd)} did not read the stored fit:\n{proc.stderr[-2000:]}")
+
+
+def cli_seconds(
+    dataset: str, method: str, budget: int, data_dir: str | Path, params: dict | None, folds: int, seed: int
+) -> dict:
+    """Wall seconds of ``benchcast select`` (each batch) and ``benchcast estimate``, each a new
+    process, with the deployable fit in ``data_dir``; answers are those of the leaderboard's first
+    model (only the timing matters here)."""
+    from benchcast.deploy.matrix import load_leaderboard
+
+    board = load_leaderboard(dataset, data_dir)
+    row = dict(zip(board.matrix.item_ids, board.matrix.scores[0]))
+    base = [sys.executable, "-m", "benchcast.cli"]
+    extra = ["--data-dir", str(data_dir), "--folds", str(folds), "--seed", str(seed)]
+    extra += ["--params", json.dumps(params)] if params else []
+    with tempfile.TemporaryDirectory(prefix="benchcast-cli-") as work:
+        items, answers = Path(work) / "items.csv", Path(work) / "answers.csv"
+        pd.DataFrame(columns=["item_id", "score"]).to_csv(answers, index=False)
+        select_seconds = []
+        while True:
+            cmd = [*base, "select", dataset, "--method", method, "--budget", str(budget), "--out", str(items)]
+            if select_seconds:
+                cmd += ["--answers", str(answers)]
+            t0 = time.perf_counter()
+            _run(cmd + extra)
+            select_seconds.append(time.perf_counter() - t0)
+            batch = pd.read_csv(items, dtype=str, keep_default_na=False)
+            if batch.empty:
+                break
+            done = pd.read_csv(answers, dtype=str, keep_default_na=False)
+            batch["score"] = [int(row[i]) for i in batch.item_id]
+            pd.concat([done, batch[["item_id", "score"]]]).to_csv(answers, index=False)
+        cmd = [
+            *base,
+            "estimate",
+            dataset,
+            "--method",
+            method,
+            "--answers",
+            str(answers),
+            "--out",
+            str(Path(work) / "e.json"),
+        ]
+        t0 = time.perf_counter()
+        _run(cmd + extra)
+        estimate_seconds = time.perf_counter() - t0
+    return {
+        "select_calls": len(select_seconds),
+        "select_seconds": max(select_seconds),
+        "estimate_seconds": estimate_seconds,
+    }

@@ -1,0 +1,71 @@
+"""The jobs of the ``deploy`` unit for one config: a deployable fit per (dataset, method, budget)
+in the folder ``benchcast select`` / ``estimate`` read, and a held-out test job for each, then one
+tables job. ``workflow/rules/deploy.smk`` wires files with this."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from benchcast.data.catalog import Catalog
+from benchcast.errors import ConfigError
+from benchcast.methods import REGISTRY, make_method
+
+FIT = "results/models/{dataset}/{method}/n={budget}/fit.json"
+HELDOUT = "results/runs/deploy/{dataset}/{method}/n={budget}.parquet"
+HELDOUT_TIMING = "results/runs/deploy/{dataset}/{method}/n={budget}.timing.parquet"
+CLI_SECONDS = "results/runs/deploy/{dataset}/{method}/n={budget}.cli.json"
+TABLES = "results/tables/deploy"
+
+
+@dataclass(frozen=True)
+class Cell:
+    dataset: str
+    method: str
+    budget: int
+
+
+@dataclass
+class Plan:
+    """The jobs for ``config["deploy"]`` (validated, defaults filled in)."""
+
+    config: Mapping
+    catalog: Catalog
+    methods: dict[str, dict] = field(init=False)
+    cells: list[Cell] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.methods = {}
+        for entry in self.config["methods"]:
+            name = entry["name"]
+            if name not in REGISTRY:
+                raise ConfigError(
+                    f"config deploy.methods: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}"
+                )
+            if name in self.methods:
+                raise ConfigError(f"config deploy.methods: '{name}' is listed twice")
+            self.methods[name] = dict(entry.get("params") or {})
+            make_method(name, self.methods[name])  # bad settings fail here, not in a job
+        for d in self.config["datasets"]:
+            spec = self.catalog[d]
+            if spec.kind != "item_binary":
+                raise ConfigError(f"config deploy.datasets: '{d}' is not an item-level 0/1 dataset (kind {spec.kind})")
+        self.cells = [
+            Cell(d, m, int(n))
+            for d in self.config["datasets"]
+            for m in self.methods
+            for n in self.config["budgets"]
+            if int(n) >= make_method(m, self.methods[m]).min_budget()
+        ]
+
+    def datasets(self) -> list[str]:
+        return list(self.config["datasets"])
+
+    def paths(self, pattern: str) -> list[str]:
+        return [pattern.format(dataset=c.dataset, method=c.method, budget=c.budget) for c in self.cells]
+
+    def tables(self) -> dict[str, str]:
+        return {"heldout": f"{TABLES}/heldout.csv", "speed": f"{TABLES}/speed.csv"}
+
+    def final_outputs(self) -> list[str]:
+        return [*self.paths(FIT), *self.tables().values()]

@@ -1,0 +1,20 @@
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from benchcast.studies.deploy.heldout import tables
+from benchcast.tables import write_table
+from benchcast.workflow_support import job_logger
+
+log = job_logger(snakemake)
+p, out = snakemake.params, snakemake.output
+heldout, speed = tables(
+    p.cells,
+    [pd.read_parquet(f) for f in snakemake.input.heldout],
+    [pd.read_parquet(f) for f in snakemake.input.timing],
+    [json.loads(Path(f).read_text()) for f in snakemake.input.cli],
+)
+write_table(heldout, csv=out.heldout)
+write_table(speed, csv=out.speed)
+log(f"{len(p.cells)} cells; coverage {heldout.coverage.min():.3f}-{heldout.coverage.max():.3f} at level {p.level}")
