@@ -67,4 +67,4 @@ def test_non_binary_scores_are_refused(tmp_path, capsys):
 
 def test_missing_dataset_folder(tmp_path, capsys):
     assert main(["plan", "musr", "--size", "10", "--data-dir", str(tmp_path)]) == 2
-    assert "no ingested dataset here" in capsys.readouterr().err
+    assert "no ingested dataset 'musr' here" in capsys.readouterr().err

@@ -29,7 +29,7 @@ STUDIES = registered_studies()
 
 
 def test_registry_lists_the_studies():
-    assert STUDIES == ["misses_the_mark", "benchpress", "irt_validation", "tailoredbench", "mdad", "cf_tasks"]
+    assert STUDIES == ["misses_the_mark", "benchpress", "irt_validation", "tailoredbench", "mdad", "cf_tasks", "deploy"]
 
 
 @pytest.mark.parametrize("study", STUDIES)

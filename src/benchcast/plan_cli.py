@@ -5,10 +5,11 @@
     benchcast plan musr --difference 3          # items to tell apart models 3 points apart, 80% of the time
     benchcast plan musr --size 100              # the smallest difference 100 random items resolve
     benchcast plan musr --size 100 --models a,b,c   # which of these pairs 100 random items resolve
-    benchcast plan my_leaderboard.csv --difference 3   # a models x items CSV (column `model`, 0/1 cells)
+    benchcast plan my_leaderboard.csv --difference 3   # a models x items CSV (first column model_id, 0/1 cells)
 
 ``DATASET`` is an ingested catalog dataset (``--data-dir``, default ``results/data``) or a CSV /
-Parquet file of a models x items matrix with a ``model`` column. Where the MDAD study has run on
+Parquet file of a models x items matrix whose first column, ``model_id`` (or ``model``), names the
+models (read as ``benchcast select`` reads it, :mod:`benchcast.deploy.matrix`). Where the MDAD study has run on
 the dataset (``--mdad-table``, default ``results/tables/mdad/mdad.csv``), its measured MDAD per
 selector and size is printed too.
 """
@@ -21,8 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast.data.csv_matrix import read_csv_matrix
-from benchcast.data.item_level import load_response_matrix, validate_binary
+from benchcast.deploy.matrix import load_leaderboard
 from benchcast.errors import DataError
 from benchcast.planner import agreement_probability, approximate_mdad, model_pairs, required_items
 
@@ -42,30 +42,11 @@ def add_parser(sub) -> None:
 
 
 def _matrix(dataset: str, data_dir: str) -> tuple[str, np.ndarray, list[str]]:
-    path = Path(dataset)
-    if path.suffix.lower() in (".csv", ".parquet") or path.is_file():
-        if not path.is_file():
-            raise DataError(path, "(file)", "does not exist", "pass the path of a models x items CSV or Parquet file")
-        if path.suffix.lower() == ".parquet":
-            frame = pd.read_parquet(path)
-            if "model" not in frame.columns:
-                raise DataError(path, "columns", "no column 'model'", "name the model id column `model`")
-            names, scores = frame["model"].astype(str).tolist(), frame.drop(columns="model").to_numpy(np.float64)
-        else:
-            table = read_csv_matrix(path, orientation="models_by_items")
-            names, scores = table.model_names, table.scores
-        validate_binary(scores, path)
-        return path.stem, scores, names
-    folder = Path(data_dir) / dataset
-    if not (folder / "responses.parquet").is_file():
-        raise DataError(
-            folder,
-            "responses.parquet",
-            "no ingested dataset here",
-            f"ingest it first (snakemake {folder}/responses.parquet) or pass --data-dir / a CSV path",
-        )
-    m = load_response_matrix(folder, dataset)
-    return dataset, m.scores, list(m.model_ids)
+    """An ingested dataset under ``data_dir`` or a user's models x items CSV/Parquet (its first
+    column ``model_id``, or ``model``), read and checked as ``benchcast select`` reads them."""
+    board = load_leaderboard(dataset, datasets_dir=data_dir)
+    name = board.key if board.path.is_dir() else board.path.stem
+    return name, board.matrix.scores, list(board.matrix.model_ids)
 
 
 def _check(args) -> None:

@@ -76,23 +76,24 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
             raise DataError(path, "scores", "a cell is not a number", "store 0/1 scores in every item column") from None
     _check_ids(names, path, "model", header[0])
     _check_ids(items, path, "item", "header")
-    if len(names) < 3 or len(items) < 2:
+    if len(names) < 2 or len(items) < 2:
         raise DataError(
-            path, "shape", f"{len(names)} models x {len(items)} items", "give at least 3 models and 2 items"
+            path, "shape", f"{len(names)} models x {len(items)} items", "give at least 2 models and 2 items"
         )
     validate_binary(scores, path)
     return ResponseMatrix(path.stem, np.ascontiguousarray(scores), names, names, items, ["all"] * len(items))
 
 
-def load_leaderboard(dataset: str, data_dir: str | Path = "results") -> Leaderboard:
-    """``dataset``: a catalog dataset ingested under ``<data_dir>/data/<dataset>/``, or a path to a
-    user's matrix (a name ending in .csv/.parquet, or any existing file)."""
+def load_leaderboard(dataset: str, data_dir: str | Path = "results", datasets_dir: str | Path | None = None) -> Leaderboard:
+    """``dataset``: a catalog dataset ingested under ``<data_dir>/data/<dataset>/`` (or
+    ``<datasets_dir>/<dataset>/``), or a path to a user's matrix (a name ending in .csv/.parquet,
+    or any existing file)."""
     path = Path(dataset)
     if path.suffix.lower() in (".csv", ".parquet") or path.is_file():
         matrix = _read_user_matrix(path)
         digest = checksum(matrix)
         return Leaderboard(f"{path.stem}-{digest[:12]}", matrix, digest, path)
-    folder = Path(data_dir) / "data" / dataset
+    folder = (Path(data_dir) / "data" if datasets_dir is None else Path(datasets_dir)) / dataset
     if not (folder / "responses.parquet").is_file():
         raise DataError(
             folder,
