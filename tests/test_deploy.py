@@ -265,3 +265,27 @@ def test_the_heldout_test_plays_each_model_through_the_command_lines_functions(t
     folds3 = {"folds": 3, "log": lambda s: None}
     r = estimate(tmp_path / "sub.csv", "tailoredbench", answers, data_dir=tmp_path / "cli", **folds3)
     assert r["estimate"] == one.estimate and (r["lower"], r["upper"]) == (one.lower, one.upper)
+
+
+def test_aipw_has_its_own_central_limit_interval_and_conformal_on_request(tmp_path, board):
+    from statistics import NormalDist
+
+    csv, scores = board
+    answers, _, _ = run_to_the_end(csv, "aipw", 30, scores[38], tmp_path)
+    quiet = {"data_dir": tmp_path, "folds": 4, "log": lambda s: None}
+    own = estimate(csv, "aipw", answers, **quiet)
+    conformal = estimate(csv, "aipw", answers, interval="conformal", **quiet)
+    assert own["estimate"] == conformal["estimate"] and "own central-limit" in own["interval"]
+    assert (conformal["lower"], conformal["upper"]) == (own["conformal_lower"], own["conformal_upper"])
+    # by hand: the variance over the core set of y - c * s_hat, / n, times 1 - n/N; c = 1 / (1 + n / (N - n))
+    from benchcast.methods.ridge import ridge_fit
+
+    fit = make_method("aipw").fit(scores[:36], 30, np.random.default_rng(0))
+    y = scores[38:39, fit.coreset_]
+    fit.estimate(Oracle(scores[38:39], 30), None)
+    coef, intercept = ridge_fit(fit.features_core_, y.T, fit.alpha)
+    residual = y[0] - (fit.features_core_ @ coef + intercept)[:, 0] / (1 + 30 / 90)
+    assert fit.standard_error_[0] == pytest.approx(np.sqrt(residual.var(ddof=1) / 30 * (1 - 30 / 120)))
+    z = NormalDist().inv_cdf(0.95)
+    se = float(own["interval"].split("standard error ")[1].rstrip(")"))
+    assert own["upper"] - own["estimate"] == pytest.approx(min(z * se, 1 - own["estimate"]), abs=1e-4)

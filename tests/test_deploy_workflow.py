@@ -54,7 +54,9 @@ def finished(tmp_path_factory) -> Path:
 def test_heldout_tables_and_the_command_lines_seconds(finished):
     tables = finished / "results" / "tables" / "deploy"
     held = pd.read_csv(tables / "heldout.csv")
-    assert list(held.columns) == ["dataset", "method", "budget", "models", "coverage", "mean_width", "mae"]
+    assert list(held.columns) == [
+        "dataset", "method", "budget", "models", "coverage", "mean_width", "conformal_coverage", "conformal_width", "mae",
+    ]  # fmt: skip
     assert sorted(held.method) == ["random_sampling", "tailoredbench"] and (held.models == 40).all()
     assert held.coverage.between(0, 1).all() and (held.mean_width > 0).all()
     speed = pd.read_csv(tables / "speed.csv")

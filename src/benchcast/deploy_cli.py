@@ -59,6 +59,12 @@ def add_parsers(sub) -> None:
     e.add_argument("--answers", required=True, help="CSV (item_id,score[,selection_id]) or JSON ({item_id: score})")
     e.add_argument("--budget", type=int, help="the budget selected with (default: the number of answers)")
     e.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
+    e.add_argument(
+        "--interval",
+        choices=("auto", "own", "conformal"),
+        default="auto",
+        help="the method's own interval (AIPW's central-limit one) or split-conformal; auto: its own where it has one",
+    )
     e.add_argument("--out", help="also write the result as JSON here")
 
 
@@ -113,6 +119,7 @@ def run_estimate(args) -> int:
         args.answers,
         budget=args.budget,
         level=args.level,
+        interval=args.interval,
         params=_params(args.params),
         data_dir=args.data_dir,
         seed=args.seed,

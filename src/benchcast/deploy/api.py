@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,9 @@ from benchcast.deploy.matrix import Leaderboard, load_leaderboard
 from benchcast.deploy.replay import replay
 from benchcast.errors import ConfigError, DataError
 from benchcast.methods.base import make_method
+
+#: how ``estimate`` makes the interval (:func:`estimate_from`)
+INTERVALS = ("auto", "own", "conformal")
 
 
 @dataclass
@@ -158,6 +162,7 @@ def estimate(
     *,
     budget: int | None = None,
     level: float = 0.9,
+    interval: str = "auto",
     params: dict | None = None,
     data_dir: str | Path = "results",
     seed: int = 0,
@@ -175,11 +180,16 @@ def estimate(
     budget = len(given.scores) if budget is None else int(budget)
     _check_count(given, budget)
     board, fit = deployed(board, method, budget, params, data_dir, seed, folds, log)
-    return estimate_from(board, fit, given, level)
+    return estimate_from(board, fit, given, level, interval)
 
 
-def estimate_from(board: Leaderboard, fit: DeployedFit, given: Answers, level: float = 0.9) -> dict:
-    """:func:`estimate` on a loaded leaderboard and fit."""
+def estimate_from(
+    board: Leaderboard, fit: DeployedFit, given: Answers, level: float = 0.9, interval: str = "auto"
+) -> dict:
+    """:func:`estimate` on a loaded leaderboard and fit. ``interval``: ``own`` (the method's own
+    central-limit interval: AIPW), ``conformal``, or ``auto`` (its own where it has one)."""
+    if interval not in INTERVALS:
+        raise ConfigError(f"unknown interval {interval!r}; fix: choose one of {', '.join(INTERVALS)}")
     _check_selection_id(given, fit)
     method, budget = fit.meta["method"], fit.meta["budget"]
     value, selected, batch = _replay(board, fit, given)
@@ -195,7 +205,20 @@ def estimate_from(board: Leaderboard, fit: DeployedFit, given: Answers, level: f
             "still to answer, or pass the --budget you selected with",
         )
     half = conformal_halfwidth(fit.calibration, level)
-    lower, upper = max(0.0, value - half), min(1.0, value + half)
+    conformal = (max(0.0, value - half), min(1.0, value + half))
+    where = (
+        f"split-conformal from {len(fit.calibration)} held-out models of the leaderboard "
+        f"({fit.meta['folds']} folds of models, each estimated by the method fitted without its fold)"
+    )
+    se = getattr(fit.method, "standard_error_", None)
+    if interval == "own" and se is None:
+        raise ConfigError(f"{method} has no interval of its own; fix: use --interval conformal (or auto)")
+    if interval != "conformal" and se is not None:
+        z = NormalDist().inv_cdf(0.5 + level / 2)
+        lower, upper = max(0.0, value - z * float(se[0])), min(1.0, value + z * float(se[0]))
+        where = f"{method}'s own central-limit interval (standard error {float(se[0]):.4f})"
+    else:
+        lower, upper = conformal
     accuracy = board.matrix.scores.mean(axis=1)
     result = {
         "dataset": fit.meta["dataset"],
@@ -208,10 +231,9 @@ def estimate_from(board: Leaderboard, fit: DeployedFit, given: Answers, level: f
         "lower": lower,
         "upper": upper,
         "level": float(level),
-        "interval": (
-            f"split-conformal from {len(fit.calibration)} held-out models of the leaderboard "
-            f"({fit.meta['folds']} folds of models, each estimated by the method fitted without its fold)"
-        ),
+        "interval": where,
+        "conformal_lower": conformal[0],
+        "conformal_upper": conformal[1],
         "rank": int(1 + (accuracy > value).sum()),
         "rank_best": int(1 + (accuracy > upper).sum()),
         "rank_worst": int(1 + (accuracy > lower).sum()),

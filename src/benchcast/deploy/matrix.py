@@ -84,7 +84,9 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
     return ResponseMatrix(path.stem, np.ascontiguousarray(scores), names, names, items, ["all"] * len(items))
 
 
-def load_leaderboard(dataset: str, data_dir: str | Path = "results", datasets_dir: str | Path | None = None) -> Leaderboard:
+def load_leaderboard(
+    dataset: str, data_dir: str | Path = "results", datasets_dir: str | Path | None = None
+) -> Leaderboard:
     """``dataset``: a catalog dataset ingested under ``<data_dir>/data/<dataset>/`` (or
     ``<datasets_dir>/<dataset>/``), or a path to a user's matrix (a name ending in .csv/.parquet,
     or any existing file)."""

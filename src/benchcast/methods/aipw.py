@@ -45,5 +45,13 @@ class AIPW(Method):
         pred_core = self.features_core_ @ coef + intercept  # (n, T)
         pred_rest = self.features_rest_ @ coef + intercept  # (N - n, T)
         n, n_rest = len(self.coreset_), self.features_rest_.shape[0]
-        correction = (pred_rest.mean(axis=0) - pred_core.mean(axis=0)) / (1.0 + n / n_rest)
+        shrink = 1.0 / (1.0 + n / n_rest)
+        correction = (pred_rest.mean(axis=0) - pred_core.mean(axis=0)) * shrink
+        # the estimator's own central-limit standard error: it is mean_C(y - c s_hat) plus a term
+        # fixed given g, so its variance is var_C(y - c s_hat) / n, times the finite-population
+        # factor (1 - n/N) of a core set drawn without replacement. g is fitted on C itself (as the
+        # estimate is), so this residual variance is in-sample: it can understate the error.
+        residual = y.T - shrink * pred_core  # (n, T)
+        var = residual.var(axis=0, ddof=1) if n > 1 else np.full(y.shape[0], np.inf)
+        self.standard_error_ = np.sqrt(var / n * (1.0 - n / (n + n_rest)))
         return y.mean(axis=1) + correction

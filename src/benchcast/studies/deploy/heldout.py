@@ -100,7 +100,8 @@ def heldout(
                         "model_id": ids[i],
                         "fold": f,
                         "truth": float(scores[i].mean()),
-                        **{k: r[k] for k in ("estimate", "lower", "upper", "items_used", "batches")},
+                        **{k: r[k] for k in ("estimate", "lower", "upper", "conformal_lower", "conformal_upper")},
+                        **{k: r[k] for k in ("items_used", "batches")},
                         **{k: r[k] for k in ("select_seconds", "estimate_seconds")},
                         "fit_seconds": fit_seconds,
                     }
@@ -114,10 +115,13 @@ def heldout(
 def summarise(rows: pd.DataFrame) -> dict:
     """Coverage of the intervals, their mean width and the mean absolute error (0-1 scale)."""
     covered = (rows.lower <= rows.truth) & (rows.truth <= rows.upper)
+    conformal = (rows.conformal_lower <= rows.truth) & (rows.truth <= rows.conformal_upper)
     return {
         "models": len(rows),
         "coverage": float(covered.mean()),
         "mean_width": float((rows.upper - rows.lower).mean()),
+        "conformal_coverage": float(conformal.mean()),
+        "conformal_width": float((rows.conformal_upper - rows.conformal_lower).mean()),
         "mae": float((rows.estimate - rows.truth).abs().mean()),
         "max_select_seconds": float(rows.select_seconds.max()),
         "max_estimate_seconds": float(rows.estimate_seconds.max()),
@@ -133,7 +137,8 @@ def tables(
     for (dataset, method, budget), r, t, c in zip(cells, rows, timings, cli):
         s = summarise(r.assign(**{k: t[k].to_numpy() for k in TIMING_COLUMNS}))
         key = {"dataset": dataset, "method": method, "budget": int(budget)}
-        held.append({**key, **{k: s[k] for k in ("models", "coverage", "mean_width", "mae")}})
+        kept = ("models", "coverage", "mean_width", "conformal_coverage", "conformal_width", "mae")
+        held.append({**key, **{k: s[k] for k in kept}})
         speed.append(
             {
                 **key,
