@@ -1,9 +1,9 @@
-"""The collaborative-filtering estimator (benchcast.studies.cf_tasks.cf) on generated data."""
+"""The collaborative-filtering estimator (benchcast.methods.collaborative_filtering) on generated data."""
 
 import numpy as np
 import pytest
 
-from benchcast.studies.cf_tasks.cf import (
+from benchcast.methods.collaborative_filtering import (
     CFSettings,
     CollaborativeFiltering,
     cf_estimates,

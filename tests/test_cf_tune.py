@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from benchcast.data.task_matrix import TaskMatrix
-from benchcast.studies.cf_tasks.cf import CFSettings
+from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.studies.cf_tasks.protocol import make_split
 from benchcast.studies.cf_tasks.tune import ORDER, _InnerRun, chosen_settings, inner_split, repeat_settings, tune
 from benchcast.tasks import task_budgets

@@ -289,3 +289,24 @@ def test_aipw_has_its_own_central_limit_interval_and_conformal_on_request(tmp_pa
     z = NormalDist().inv_cdf(0.95)
     se = float(own["interval"].split("standard error ")[1].rstrip(")"))
     assert own["upper"] - own["estimate"] == pytest.approx(min(z * se, 1 - own["estimate"]), abs=1e-4)
+
+
+def test_the_cf_probe_splits_its_budget_over_subtasks_asks_in_rounds_and_reports_each_subtask(tmp_path):
+    from benchcast.methods.collaborative_filtering import split_budget
+
+    assert split_budget(50, np.array([250, 256, 250])).tolist() == [17, 17, 16]
+    assert split_budget(10, np.array([3, 100])).tolist() == [1, 9]  # each task gets an item first
+    assert split_budget(7, np.array([1, 1, 5])).tolist() == [1, 1, 5]
+    scores = toy_scores()
+    frame = pd.DataFrame(scores[:36].astype(int), columns=[f"q{j}" for j in range(120)])
+    frame.insert(0, "model_id", [f"m{i}" for i in range(36)])
+    path = tmp_path / "board.parquet"
+    frame.to_parquet(path)
+    board = load_leaderboard(str(path))
+    board.matrix.subtasks[:] = ["a"] * 60 + ["b"] * 60  # a Parquet matrix has no subtasks: give it two
+    answers, batches, _ = run_to_the_end(board, "cf_probe", 30, scores[38], tmp_path)
+    assert len(batches) == 2 * 4 and sum(batches) == 30  # per subtask, the initial probe and 3 rounds
+    r = estimate(board, "cf_probe", answers, data_dir=tmp_path, folds=4, log=lambda s: None)
+    sub = r["subtasks"]
+    assert set(sub) == {"a", "b"} and sub["a"]["items_used"] == sub["b"]["items_used"] == 15
+    assert r["estimate"] == pytest.approx((sub["a"]["estimate"] + sub["b"]["estimate"]) / 2)

@@ -183,6 +183,21 @@ def estimate(
     return estimate_from(board, fit, given, level, interval)
 
 
+def _per_subtask(board: Leaderboard, fit: DeployedFit, selected: list[int]) -> dict:
+    """The subtasks' own estimates, where the method gives them (the CF probe), with the items
+    each used."""
+    per_group = getattr(fit.method, "per_group_", None)
+    if per_group is None:
+        return {}
+    codes, names = pd.factorize(pd.Series(board.matrix.subtasks))  # the codes fit_method passed as groups
+    used = np.bincount(codes[selected], minlength=len(names))
+    return {
+        "subtasks": {
+            str(n): {"estimate": float(per_group[0, k]), "items_used": int(used[k])} for k, n in enumerate(names)
+        }
+    }
+
+
 def estimate_from(
     board: Leaderboard, fit: DeployedFit, given: Answers, level: float = 0.9, interval: str = "auto"
 ) -> dict:
@@ -234,6 +249,7 @@ def estimate_from(
         "interval": where,
         "conformal_lower": conformal[0],
         "conformal_upper": conformal[1],
+        **_per_subtask(board, fit, selected),
         "rank": int(1 + (accuracy > value).sum()),
         "rank_best": int(1 + (accuracy > upper).sum()),
         "rank_worst": int(1 + (accuracy > lower).sum()),

@@ -4,6 +4,7 @@ from benchcast.methods import (  # noqa: F401
     aipw,
     anchor_points,
     clustering,
+    collaborative_filtering,
     double_optimize,
     irt_methods,
     lasso,

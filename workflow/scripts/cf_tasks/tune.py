@@ -5,7 +5,7 @@ from threadpoolctl import threadpool_limits
 
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.data.task_matrix import load_task_matrix
-from benchcast.studies.cf_tasks.cf import CFSettings
+from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.studies.cf_tasks.protocol import make_split
 from benchcast.studies.cf_tasks.tune import tune
 from benchcast.tasks import task_budgets

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY, make_method
+from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.methods.irt_methods import resolved_fit_params
-from benchcast.studies.cf_tasks.cf import CFSettings
 from benchcast.studies.cf_tasks.tune import ORDER as TUNED
 
 RUNS = "results/runs/cf_tasks/{matrix}/{split}/{method}/ratio={ratio}.parquet"

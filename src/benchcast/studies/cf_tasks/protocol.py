@@ -9,7 +9,7 @@ per-task budgets.
   smaller task).
 - **Repeats**: the paper repeats stochastic methods 5 times; each repeat ``r`` seeds the method's
   streams ``cf_tasks:<method>:<r>:...`` (and the random split's).
-- **Methods**: ``cf`` (:mod:`benchcast.studies.cf_tasks.cf`) or any item-level method of the
+- **Methods**: ``cf`` (:mod:`benchcast.methods.collaborative_filtering`) or any item-level method of the
   registry run per task (:func:`benchcast.tasks.run_per_task`).
 """
 
@@ -24,8 +24,8 @@ import pandas as pd
 from benchcast import seeding
 from benchcast.data.task_matrix import TaskMatrix
 from benchcast.harness import PrefitResult
+from benchcast.methods.collaborative_filtering import CFSettings, cf_estimates
 from benchcast.methods.prefit import get_prefit
-from benchcast.studies.cf_tasks.cf import CFSettings, cf_estimates
 from benchcast.tasks import ReleaseSplit, random_split, release_split, run_per_task, task_budgets, task_metrics
 
 SPLITS = ("date", "random")

@@ -36,12 +36,14 @@ Stage 2 (Alg. 2), per task ``i``: ``p_i = (a_s + c_ns) / |T_i|`` (Eq. 8) with ``
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
-import ot
 
 from benchcast import seeding
+from benchcast.errors import ConfigError
+from benchcast.methods.base import Method, check_budget, register
 from benchcast.tasks import TaskOracle
 
 
@@ -108,6 +110,8 @@ def oversample(
     the barycentric projection of the exact transport plan. ``st_columns`` (models, |st|),
     ``st_target`` (|st|,), ``ns_columns`` (models, |ns|). Returns the synthetic columns (models,
     |ns|) and the target's synthetic answers (|ns|,)."""
+    import ot  # POT, on first use: the registry import stays free of scipy
+
     n_st, n_ns = st_columns.shape[1], ns_columns.shape[1]
     cost = ot.dist(st_columns.T, ns_columns.T, metric="euclidean")
     plan = ot.emd(np.full(n_st, 1 / n_st), np.full(n_ns, 1 / n_ns), cost) * n_ns
@@ -262,3 +266,54 @@ def cf_estimates(
     model = CollaborativeFiltering(settings).fit(initial, tasks, budgets, seeding.rng(base_seed, trial, "cf:ties"))
     oracle = TaskOracle(targets, tasks, budgets)
     return model.estimate(oracle), oracle.spent_per_task
+
+
+def split_budget(budget: int, sizes: np.ndarray) -> np.ndarray:
+    """``budget`` items over tasks: one each, the rest in proportion to the tasks' other items by
+    largest remainder (ties to the earlier task), none above its task's size."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if not len(sizes) <= budget <= sizes.sum():
+        raise ValueError(
+            f"a budget of {budget} cannot give each of {len(sizes)} tasks an item out of {int(sizes.sum())}"
+        )
+    rest = sizes - 1
+    exact = (budget - len(sizes)) * rest / max(int(rest.sum()), 1)
+    parts = np.floor(exact).astype(np.int64)
+    order = np.lexsort((np.arange(len(sizes)), -(exact - parts)))
+    for t in order[: budget - len(sizes) - int(parts.sum())]:
+        parts[t] += 1
+    return parts + 1
+
+
+@register("cf_probe")
+class CFProbe(Method):
+    """The collaborative-filtering probe as an item-level method of a benchmark's subtasks: the
+    budget split over the subtasks in proportion to their sizes (:func:`split_budget`), each
+    subtask estimated by :class:`CollaborativeFiltering` (the probe is adaptive: it asks in
+    ``rounds + 1`` batches), the benchmark's estimate the size-weighted mean of the subtasks'
+    (``per_group_``: the subtasks' own estimates). Defaults: the settings the CF study's inner
+    validation chose on Open LLM v2 under the date split (``results/tables/cf_tasks/tuning.csv``)."""
+
+    uses_item_groups = True
+
+    def __init__(self, **settings):
+        tuned = {"n_similar": 20, "rounds": 3, "alpha": 0.75, "q": 0.75, "tau2": 0.5, "tau1": 8.0, "tau0": 0.75}
+        self.settings = CFSettings(**{**tuned, **settings})
+
+    def params(self):
+        return dataclasses.asdict(self.settings)
+
+    def fit(self, source, budget, rng, groups=None):
+        check_budget(source, budget)
+        tasks = np.zeros(source.shape[1], dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
+        self.sizes_ = np.bincount(tasks)
+        if budget < len(self.sizes_):
+            raise ConfigError(
+                f"cf_probe: a budget of {budget} cannot probe each of {len(self.sizes_)} subtasks; fix: raise it"
+            )
+        self.cf_ = CollaborativeFiltering(self.settings).fit(source, tasks, split_budget(budget, self.sizes_), rng)
+        return self
+
+    def estimate(self, oracle, rng):
+        self.per_group_ = self.cf_.estimate(oracle, rng)  # (targets, subtasks)
+        return self.per_group_ @ self.sizes_ / self.sizes_.sum()
