@@ -32,10 +32,11 @@ class Plan:
     config: Mapping
     catalog: Catalog
     methods: dict[str, dict] = field(init=False)
+    only: dict[str, list[str] | None] = field(init=False)  # a method's own datasets, if it lists them
     cells: list[Cell] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.methods = {}
+        self.methods, self.only = {}, {}
         for entry in self.config["methods"]:
             name = entry["name"]
             if name not in REGISTRY:
@@ -45,6 +46,7 @@ class Plan:
             if name in self.methods:
                 raise ConfigError(f"config deploy.methods: '{name}' is listed twice")
             self.methods[name] = dict(entry.get("params") or {})
+            self.only[name] = entry.get("datasets")
             make_method(name, self.methods[name])  # bad settings fail here, not in a job
         for d in self.config["datasets"]:
             spec = self.catalog[d]
@@ -55,7 +57,7 @@ class Plan:
             for d in self.config["datasets"]
             for m in self.methods
             for n in self.config["budgets"]
-            if int(n) >= make_method(m, self.methods[m]).min_budget()
+            if int(n) >= make_method(m, self.methods[m]).min_budget() and (self.only[m] is None or d in self.only[m])
         ]
 
     def datasets(self) -> list[str]:
