@@ -22,9 +22,7 @@ benchmark's range, non-numbers) stops with a message naming the file, the entry 
 from __future__ import annotations
 
 import argparse
-import csv
 import difflib
-import json
 import math
 import sys
 from pathlib import Path
@@ -33,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast import deploy_cli, plan_cli
+from benchcast.data.score_entries import read_score_entries
 from benchcast.errors import BenchcastError, DataError
 from benchcast.studies.benchpress import settings as benchpress
 
@@ -42,76 +41,10 @@ DEFAULT_DATA = benchpress.DATA_DIR
 DEFAULT_RELIABILITY = benchpress.RELIABILITY_PATH
 
 
-def _reject_duplicate_keys(pairs, path):
-    seen = {}
-    for k, v in pairs:
-        if k in seen:
-            raise DataError(path, k, "is given twice", "give each benchmark once")
-        seen[k] = v
-    return seen
-
-
 def read_known_scores(path: str | Path) -> list[tuple[str, object, str]]:
     """Read ``(benchmark_id, score, where)`` entries from a CSV (``benchmark_id,score``) or JSON
     file (an object ``{id: score}`` or a list of ``{"benchmark_id", "score"}`` records)."""
-    path = Path(path)
-    if not path.exists():
-        raise DataError(path, "(file)", "does not exist", "pass the path of your CSV or JSON file of known scores")
-    text = path.read_text()
-    if path.suffix.lower() == ".json":
-        try:
-            doc = json.loads(text, object_pairs_hook=lambda pairs: _reject_duplicate_keys(pairs, path))
-        except json.JSONDecodeError as exc:
-            raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "fix the JSON syntax") from None
-        if isinstance(doc, dict):
-            return [(str(k), v, f"key {k!r}") for k, v in doc.items()]
-        if isinstance(doc, list):
-            out = []
-            for n, rec in enumerate(doc):
-                if not isinstance(rec, dict) or "benchmark_id" not in rec or "score" not in rec:
-                    raise DataError(
-                        path,
-                        f"[{n}]",
-                        "is not an object with 'benchmark_id' and 'score'",
-                        'write each entry as {"benchmark_id": "...", "score": 12.3}',
-                    )
-                out.append((str(rec["benchmark_id"]), rec["score"], f"entry [{n}]"))
-            return out
-        raise DataError(
-            path,
-            "(top level)",
-            f"expected an object or a list, got {type(doc).__name__}",
-            'write {"benchmark_id": score, ...}',
-        )
-    rows = list(csv.reader(text.splitlines()))
-    while rows and not any(c.strip() for c in rows[-1]):
-        rows.pop()
-    if not rows:
-        raise DataError(path, "(header)", "the file is empty", "write a CSV with header benchmark_id,score")
-    header = [c.strip() for c in rows[0]]
-    missing = [c for c in ("benchmark_id", "score") if c not in header]
-    if missing:
-        raise DataError(
-            path,
-            "(header)",
-            f"missing column(s) {missing}; found {header}",
-            "write a CSV with header benchmark_id,score",
-        )
-    bid, sc = header.index("benchmark_id"), header.index("score")
-    out = []
-    for n, r in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in r):
-            continue
-        if len(r) != len(header):
-            raise DataError(
-                path,
-                f"line {n}",
-                f"has {len(r)} fields ({','.join(r)}), the header has {len(header)}",
-                "write one benchmark_id,score pair per line (a decimal comma or an unquoted comma in "
-                "a value splits it)",
-            )
-        out.append((r[bid].strip(), r[sc].strip(), f"line {n}"))
-    return out
+    return [(b, score, where) for b, score, where, _ in read_score_entries(path, "benchmark_id", "benchmark")]
 
 
 def validate_known_scores(

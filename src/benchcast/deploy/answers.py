@@ -5,13 +5,12 @@ and the fix."""
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchcast.data.score_entries import read_score_entries
 from benchcast.errors import DataError
 
 
@@ -23,72 +22,10 @@ class Answers:
     source: str
 
 
-def _no_duplicate_keys(pairs, path):
-    seen = {}
-    for k, v in pairs:
-        if k in seen:
-            raise DataError(path, f"key {k!r}", "is given twice", "give each item one answer")
-        seen[k] = v
-    return seen
-
-
 def _raw_entries(path: Path) -> tuple[list[tuple[str, object, str]], set[str]]:
-    if not path.is_file():
-        raise DataError(path, "(file)", "does not exist", "pass the CSV (item_id,score) or JSON file of your answers")
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() == ".json":
-        try:
-            doc = json.loads(text, object_pairs_hook=lambda pairs: _no_duplicate_keys(pairs, path))
-        except json.JSONDecodeError as exc:
-            raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "fix the JSON syntax") from None
-        if isinstance(doc, dict):
-            return [(str(k), v, f"key {k!r}") for k, v in doc.items()], set()
-        if isinstance(doc, list):
-            out, ids = [], set()
-            for n, rec in enumerate(doc):
-                if not isinstance(rec, dict) or "item_id" not in rec or "score" not in rec:
-                    raise DataError(
-                        path,
-                        f"[{n}]",
-                        "is not an object with 'item_id' and 'score'",
-                        'write {"item_id": "...", "score": 1}',
-                    )
-                out.append((str(rec["item_id"]), rec["score"], f"entry [{n}]"))
-                if rec.get("selection_id"):
-                    ids.add(str(rec["selection_id"]))
-            return out, ids
-        raise DataError(
-            path,
-            "(top level)",
-            f"expected an object or a list, got {type(doc).__name__}",
-            'write {"item_id": score, ...}',
-        )
-    rows = [r for r in csv.reader(text.splitlines())]
-    if not rows or not any(c.strip() for c in rows[0]):
-        raise DataError(path, "(header)", "the file is empty", "write a CSV with header item_id,score")
-    header = [c.strip() for c in rows[0]]
-    missing = [c for c in ("item_id", "score") if c not in header]
-    if missing:
-        raise DataError(
-            path, "(header)", f"missing column(s) {missing}; found {header}", "write a CSV with header item_id,score"
-        )
-    col = {name: header.index(name) for name in ("item_id", "score")}
-    sel = header.index("selection_id") if "selection_id" in header else None
-    out, ids = [], set()
-    for n, r in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in r):
-            continue
-        if len(r) != len(header):
-            raise DataError(
-                path,
-                f"line {n}",
-                f"has {len(r)} fields, the header has {len(header)}",
-                "write one item_id,score pair per line",
-            )
-        out.append((r[col["item_id"]].strip(), r[col["score"]].strip(), f"line {n}"))
-        if sel is not None and r[sel].strip():
-            ids.add(r[sel].strip())
-    return out, ids
+    entries = read_score_entries(path, "item_id", "item", extra=("selection_id",))
+    ids = {str(e["selection_id"]) for *_, e in entries if e.get("selection_id")}
+    return [(item, score, where) for item, score, where, _ in entries], ids
 
 
 def read_answers(answers, item_ids: list[str], binary: bool = True) -> Answers:
