@@ -218,6 +218,9 @@ def test_bad_answers_stop_with_the_file_the_entry_and_the_fix_and_write_nothing(
     assert "for a budget of 10" in estimate_with([*good, {"item_id": other, "score": 0}], "--budget", 10)
     assert "was not selected" in estimate_with([*good[:-1], {"item_id": other, "score": 0}])
     assert "still asks for" in estimate_with(good[:-1], "--budget", 10)
+    # without --budget the selection id names it (GP-IRT may finish with fewer answers than its budget)
+    with_id = [{**g, "selection_id": items.selection_id[0]} for g in good[:-1]]
+    assert "at n=10 still asks for 1" in estimate_with(with_id)
     wrong_id = [{**g, "selection_id": "0123456789abcdef"} for g in good]
     assert "not the id of this selection" in estimate_with(wrong_id)
     err = bad(capsys, "select", csv, "--method", "no_such", "--budget", 5, "--out", tmp_path / "x.csv", *common)
@@ -277,15 +280,21 @@ def test_aipw_has_its_own_central_limit_interval_and_conformal_on_request(tmp_pa
     conformal = estimate(csv, "aipw", answers, interval="conformal", **quiet)
     assert own["estimate"] == conformal["estimate"] and "own central-limit" in own["interval"]
     assert (conformal["lower"], conformal["upper"]) == (own["conformal_lower"], own["conformal_upper"])
-    # by hand: the variance over the core set of y - c * s_hat, / n, times 1 - n/N; c = 1 / (1 + n / (N - n))
+    # by hand: the variance over the core set of y - c * s_loo, / n, times 1 - n/N, where s_loo is
+    # the ridge refitted without the item (c = 1 / (1 + n / (N - n)))
     from benchcast.methods.ridge import ridge_fit
 
     fit = make_method("aipw").fit(scores[:36], 30, np.random.default_rng(0))
-    y = scores[38:39, fit.coreset_]
+    y = scores[38:39, fit.coreset_][0]
     fit.estimate(Oracle(scores[38:39], 30), None)
-    coef, intercept = ridge_fit(fit.features_core_, y.T, fit.alpha)
-    residual = y[0] - (fit.features_core_ @ coef + intercept)[:, 0] / (1 + 30 / 90)
-    assert fit.standard_error_[0] == pytest.approx(np.sqrt(residual.var(ddof=1) / 30 * (1 - 30 / 120)))
+    X = fit.features_core_
+    loo = np.empty(30)
+    for i in range(30):
+        keep = np.arange(30) != i
+        coef, intercept = ridge_fit(X[keep], y[keep, None], fit.alpha)
+        loo[i] = (X[i] @ coef + intercept)[0]
+    residual = y - loo / (1 + 30 / 90)
+    assert fit.standard_error_[0] == pytest.approx(np.sqrt(residual.var(ddof=1) / 30 * (1 - 30 / 120)), rel=1e-6)
     z = NormalDist().inv_cdf(0.95)
     se = float(own["interval"].split("standard error ")[1].rstrip(")"))
     assert own["upper"] - own["estimate"] == pytest.approx(min(z * se, 1 - own["estimate"]), abs=1e-4)

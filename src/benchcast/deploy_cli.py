@@ -57,7 +57,9 @@ def add_parsers(sub) -> None:
     e = sub.add_parser("estimate", help="a new model's full-benchmark score from its answers, with an interval")
     _common(e)
     e.add_argument("--answers", required=True, help="CSV (item_id,score[,selection_id]) or JSON ({item_id: score})")
-    e.add_argument("--budget", type=int, help="the budget selected with (default: the number of answers)")
+    e.add_argument(
+        "--budget", type=int, help="the budget selected with (default: the selection_id's, else the number of answers)"
+    )
     e.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
     e.add_argument(
         "--interval",

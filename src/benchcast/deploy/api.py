@@ -11,6 +11,7 @@ the answers so far until it reports that the selection is complete.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,14 +171,15 @@ def estimate(
     log=print,
 ) -> dict:
     """The full-benchmark score (0-1) of the model that gave ``answers``, with a ``level``
-    interval and its rank among the leaderboard's models. ``budget`` defaults to the number of
-    answers (a finished selection answers exactly its budget)."""
+    interval and its rank among the leaderboard's models. ``budget`` defaults to the one the
+    answers' ``selection_id`` was made with, else to the number of answers."""
     check_method(method, params)
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
     given = read_answers(answers, board.matrix.item_ids)
     if not given.scores:
         raise DataError(given.source, "(entries)", "no answers", "answer the items `benchcast select` wrote")
-    budget = len(given.scores) if budget is None else int(budget)
+    if budget is None:
+        budget = _budget_of_selection(board, method, given, data_dir)
     _check_count(given, budget)
     board, fit = deployed(board, method, budget, params, data_dir, seed, folds, log)
     return estimate_from(board, fit, given, level, interval)
@@ -196,6 +198,19 @@ def _per_subtask(board: Leaderboard, fit: DeployedFit, selected: list[int]) -> d
             str(n): {"estimate": float(per_group[0, k]), "items_used": int(used[k])} for k, n in enumerate(names)
         }
     }
+
+
+def _budget_of_selection(board: Leaderboard, method: str, given: Answers, data_dir) -> int:
+    """The budget the answers were selected with: the stored fit whose selection id they carry, or
+    else the number of answers (a method may ask for an item twice, GP-IRT's anchors do, so a
+    finished selection can answer fewer items than its budget)."""
+    if len(given.selection_ids) == 1:
+        wanted = next(iter(given.selection_ids))
+        for path in sorted((Path(data_dir) / "models" / board.key / method).glob("n=*/fit.json")):
+            meta = json.loads(path.read_text())["meta"]
+            if meta.get("selection_id") == wanted:
+                return int(meta["budget"])
+    return len(given.scores)
 
 
 def estimate_from(

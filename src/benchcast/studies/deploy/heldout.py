@@ -198,6 +198,8 @@ def cli_seconds(
             method,
             "--answers",
             str(answers),
+            "--budget",
+            str(budget),
             "--out",
             str(Path(work) / "e.json"),
         ]
