@@ -305,7 +305,10 @@ class CFProbe(Method):
 
     def fit(self, source, budget, rng, groups=None):
         check_budget(source, budget)
-        tasks = np.zeros(source.shape[1], dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
+        # any labels: integer codes 0..k-1 keep their order (the deploy layer names them so)
+        tasks = (
+            np.zeros(source.shape[1], dtype=np.int64) if groups is None else np.unique(groups, return_inverse=True)[1]
+        )
         self.sizes_ = np.bincount(tasks)
         if budget < len(self.sizes_):
             raise ConfigError(
