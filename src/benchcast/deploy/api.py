@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
 
@@ -39,7 +39,6 @@ class Selection:
     complete: bool  # every item the method asks for is answered
     answered: int
     budget: int
-    notes: list[str] = field(default_factory=list)
 
 
 def deployed(
