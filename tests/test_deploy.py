@@ -280,21 +280,22 @@ def test_aipw_has_its_own_central_limit_interval_and_conformal_on_request(tmp_pa
     conformal = estimate(csv, "aipw", answers, interval="conformal", **quiet)
     assert own["estimate"] == conformal["estimate"] and "own central-limit" in own["interval"]
     assert (conformal["lower"], conformal["upper"]) == (own["conformal_lower"], own["conformal_upper"])
-    # by hand: the variance over the core set of y - c * s_loo, / n, times 1 - n/N, where s_loo is
-    # the ridge refitted without the item (c = 1 / (1 + n / (N - n)))
+    # by brute force: the delete-one jackknife of the whole estimator -- for each core item, AIPW
+    # refitted on the core set without it (that item joining the rest) -- times 1 - n/N
     from benchcast.methods.ridge import ridge_fit
 
     fit = make_method("aipw").fit(scores[:36], 30, np.random.default_rng(0))
-    y = scores[38:39, fit.coreset_][0]
     fit.estimate(Oracle(scores[38:39], 30), None)
-    X = fit.features_core_
-    loo = np.empty(30)
-    for i in range(30):
-        keep = np.arange(30) != i
-        coef, intercept = ridge_fit(X[keep], y[keep, None], fit.alpha)
-        loo[i] = (X[i] @ coef + intercept)[0]
-    residual = y - loo / (1 + 30 / 90)
-    assert fit.standard_error_[0] == pytest.approx(np.sqrt(residual.var(ddof=1) / 30 * (1 - 30 / 120)), rel=1e-6)
+    core = np.asarray(fit.coreset_)
+    jack = np.empty(30)
+    for j in range(30):
+        keep = np.delete(core, j)
+        rest = np.setdiff1d(np.arange(120), keep)
+        coef, intercept = ridge_fit(scores[:36, keep].T, scores[38, keep][:, None], fit.alpha)
+        pred_rest, pred_keep = (scores[:36, items].T @ coef + intercept for items in (rest, keep))
+        jack[j] = scores[38, keep].mean() + (pred_rest.mean() - pred_keep.mean()) / (1 + 29 / 91)
+    expected = np.sqrt((1 - 30 / 120) * 29 / 30 * ((jack - jack.mean()) ** 2).sum())
+    assert fit.standard_error()[0] == pytest.approx(expected, rel=1e-9)
     z = NormalDist().inv_cdf(0.95)
     se = float(own["interval"].split("standard error ")[1].rstrip(")"))
     assert own["upper"] - own["estimate"] == pytest.approx(min(z * se, 1 - own["estimate"]), abs=1e-4)

@@ -239,7 +239,8 @@ def estimate_from(
         f"split-conformal from {len(fit.calibration)} held-out models of the leaderboard "
         f"({fit.meta['folds']} folds of models, each estimated by the method fitted without its fold)"
     )
-    se = getattr(fit.method, "standard_error_", None)
+    own = getattr(fit.method, "standard_error", None)  # a method's own interval, where it has one
+    se = own() if own is not None else None
     if interval == "own" and se is None:
         raise ConfigError(f"{method} has no interval of its own; fix: use --interval conformal (or auto)")
     if interval != "conformal" and se is not None:

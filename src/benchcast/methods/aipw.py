@@ -47,18 +47,48 @@ class AIPW(Method):
         n, n_rest = len(self.coreset_), self.features_rest_.shape[0]
         shrink = 1.0 / (1.0 + n / n_rest)
         correction = (pred_rest.mean(axis=0) - pred_core.mean(axis=0)) * shrink
-        # The estimator's own central-limit standard error: it is mean_C(y - c s_hat) plus a term
-        # fixed given g, so its variance is var_C(y - c s_hat) / n, times the finite-population
-        # factor (1 - n/N) of a core set drawn without replacement. g is fitted on C itself and,
-        # with hundreds of source models as features, nearly interpolates C: the in-sample s_hat
-        # made the variance far too small (90% intervals covered 36% of held-out MuSR models). The
-        # same ridge's leave-one-item-out predictions (exact: r_i / (1 - H_ii), H its hat matrix
-        # with the unpenalised intercept) stand in for s_hat, as cross-fitting does.
-        Xc = self.features_core_ - self.features_core_.mean(axis=0)
-        gram = Xc @ Xc.T
-        hat = 1.0 / n + np.diag(gram @ np.linalg.inv(gram + self.alpha * np.eye(n)))
-        loo_pred = y.T - (y.T - pred_core) / np.maximum(1.0 - hat, 1e-12)[:, None]  # (n, T)
-        residual = y.T - shrink * loo_pred
-        var = residual.var(axis=0, ddof=1) if n > 1 else np.full(y.shape[0], np.inf)
-        self.standard_error_ = np.sqrt(var / n * (1.0 - n / (n + n_rest)))
+        self.answers_ = y  # for standard_error(): computed on request, the workflow never asks
         return y.mean(axis=1) + correction
+
+    def standard_error(self) -> np.ndarray:
+        """The estimator's own standard error for each target of the last :meth:`estimate`:
+        the delete-one jackknife over the core set under its random design (Wolter,
+        *Introduction to Variance Estimation*, 2nd ed., Sec. 4.2), with the finite-population
+        factor of a core set drawn without replacement:
+
+            v = (1 - n/N) (n - 1)/n  sum_j (h_(j) - mean_j h_(j))^2,
+
+        ``h_(j)`` the whole estimator (ridge refitted, eq. 3) on the core set without item
+        ``j``, that item joining the rest. Not in the paper (its intervals are not studied), so
+        chosen here and measured: the plug-in ``var_C(y - c s_hat) / n`` with leave-one-item-out
+        ``s_hat`` covered 95-96% of held-out MuSR and ARC-Challenge models at 90%, because it
+        counts each item's own fitting error, which largely averages out in the mean over the
+        rest; the jackknife refits and so measures the estimator's actual spread (README
+        "For a user with a new model").
+
+        All in the ``n``-dimensional dual (``X Xᵀ``), one ``(n-1)``-square solve per left-out
+        item: ``O(n^4 + n^2 M)`` per call, shared by all targets.
+        """
+        y = np.asarray(self.answers_, dtype=np.float64)  # (T, n)
+        X, rest = self.features_core_, self.features_rest_
+        n, n_rest = X.shape[0], rest.shape[0]
+        if n < 3:
+            return np.full(y.shape[0], np.inf)
+        gram = X @ X.T  # (n, n) raw inner products x_i . x_k
+        to_rest = X @ rest.sum(axis=0)  # x_i . sum over the rest
+        to_core = gram.sum(axis=1)  # x_i . sum over the core set
+        m, m_rest = n - 1, n_rest + 1
+        centre = np.eye(m) - 1.0 / m
+        h = np.empty((n, y.shape[0]))
+        for j in range(n):
+            k = np.arange(n) != j
+            # item j leaves the core set for the rest; d = mean_rest x - mean_core x, and
+            # X_k d its inner products with the kept items' features
+            xd = (to_rest[k] + gram[k, j]) / m_rest - (to_core[k] - gram[k, j]) / m
+            gram_c = centre @ gram[np.ix_(k, k)] @ centre
+            yk = y[:, k]
+            dual = np.linalg.solve(gram_c + self.alpha * np.eye(m), (yk - yk.mean(axis=1, keepdims=True)).T)
+            shift = (xd - xd.mean()) @ dual  # (T,): mean_rest s_hat - mean_core s_hat
+            h[j] = yk.mean(axis=1) + shift / (1.0 + m / m_rest)
+        spread = ((h - h.mean(axis=0)) ** 2).sum(axis=0)
+        return np.sqrt((1.0 - n / (n + n_rest)) * (n - 1) / n * spread)
