@@ -49,12 +49,14 @@ def answer(items: pd.DataFrame, row: np.ndarray) -> dict[str, float]:
     return {i: float(row[int(i[1:])]) for i in items.item_id}
 
 
-def run_to_the_end(csv, method, budget, row, data_dir, params=None, folds=4):
+def run_to_the_end(csv, method, budget, row, data_dir, params=None, folds=4, seed=0):
     """select in batches until the selection is complete, answering from ``row``."""
     answers: dict[str, float] = {}
     batches = []
     while True:
-        sel = select(csv, method, budget, answers, params=params, data_dir=data_dir, folds=folds, log=lambda s: None)
+        sel = select(
+            csv, method, budget, answers, params=params, data_dir=data_dir, folds=folds, seed=seed, log=lambda s: None
+        )
         if sel.complete:
             return answers, batches, sel
         batches.append(len(sel.items))
@@ -252,6 +254,8 @@ def test_the_heldout_test_plays_each_model_through_the_command_lines_functions(t
     board = load_leaderboard(str(csv))
     rows = heldout(board, "tailoredbench", None, 20, 0, 3, 4, 0.9, log=lambda s: None)
     assert sorted(rows.model_id) == sorted(ids) and rows.fold.nunique() == 4
+    # each fold is a user with its own seed: coverage is over selections as well as models
+    assert rows.groupby("fold").seed.nunique().eq(1).all() and rows.seed.nunique() == 4
     assert (rows.items_used == 20).all() and (rows.batches == 2).all()  # G-set, then the tailored rest
     assert ((rows.lower <= rows.estimate) & (rows.estimate <= rows.upper)).all()
     s = summarise(rows)
@@ -264,8 +268,9 @@ def test_the_heldout_test_plays_each_model_through_the_command_lines_functions(t
     sub.insert(0, "model_id", [f"m{i}" for i in keep])
     sub.to_csv(tmp_path / "sub.csv", index=False)
     target = scores[int(one.model_id[1:])]
-    answers, _, _ = run_to_the_end(tmp_path / "sub.csv", "tailoredbench", 20, target, tmp_path / "cli", folds=3)
-    folds3 = {"folds": 3, "log": lambda s: None}
+    user = {"folds": 3, "seed": int(one.seed)}
+    answers, _, _ = run_to_the_end(tmp_path / "sub.csv", "tailoredbench", 20, target, tmp_path / "cli", **user)
+    folds3 = {**user, "log": lambda s: None}
     r = estimate(tmp_path / "sub.csv", "tailoredbench", answers, data_dir=tmp_path / "cli", **folds3)
     assert r["estimate"] == one.estimate and (r["lower"], r["upper"]) == (one.lower, one.upper)
 

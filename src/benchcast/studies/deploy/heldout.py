@@ -8,6 +8,12 @@ back), then each model of the fold answers the items :func:`~benchcast.deploy.ap
 selects, batch by batch, from its own row, and :func:`~benchcast.deploy.api.estimate_from` gives
 its estimate and interval. Coverage, mean width and error are then those a user would see.
 
+Each fold is a user with its own ``--seed`` (:func:`fold_seed`), because the intervals promise
+coverage over new models *and* over the method's random choices (the conformal calibration and
+AIPW's jackknife both average over selections): with one seed for every fold, Random-Sampling and
+AIPW would draw the very same core set ten times, and a cell's coverage would be that of one
+selection, which on MuSR moved AIPW's by several points between seeds.
+
 Also :func:`cli_seconds`: the wall time of the command line itself (a new process per call, with
 the deployable fit built), for the issue's 2-second limit.
 """
@@ -46,6 +52,11 @@ def _without(board: Leaderboard, keep: np.ndarray, fold: int) -> Leaderboard:
         m.subtasks,
     )
     return Leaderboard(f"{board.key}-without-fold{fold}", sub, checksum(sub), board.path)
+
+
+def fold_seed(seed: int, fold: int) -> int:
+    """The ``--seed`` of outer fold ``fold``'s user (stream ``deploy:heldout-seed``)."""
+    return int(seeding.rng(seed, fold, "deploy:heldout-seed").integers(2**31 - 1))
 
 
 def play_new_model(board: Leaderboard, fit, row: np.ndarray, level: float) -> dict:
@@ -89,9 +100,10 @@ def heldout(
     with tempfile.TemporaryDirectory(prefix="benchcast-heldout-") as work:
         for f in range(outer):
             sub = _without(board, np.flatnonzero(fold_of != f), f)
+            user_seed = fold_seed(seed, f)
             t0 = time.perf_counter()
-            build_fit(sub, method, params, budget, seed, folds, work, log=lambda s: None)
-            fit = load_fit(sub, method, params, budget, seed, work, folds)  # read back, as the CLI does
+            build_fit(sub, method, params, budget, user_seed, folds, work, log=lambda s: None)
+            fit = load_fit(sub, method, params, budget, user_seed, work, folds)  # read back, as the CLI does
             fit_seconds = time.perf_counter() - t0
             for i in np.flatnonzero(fold_of == f):
                 r = play_new_model(sub, fit, scores[i], level)
@@ -99,6 +111,7 @@ def heldout(
                     {
                         "model_id": ids[i],
                         "fold": f,
+                        "seed": user_seed,
                         "truth": float(scores[i].mean()),
                         **{k: r[k] for k in ("estimate", "lower", "upper", "conformal_lower", "conformal_upper")},
                         **{k: r[k] for k in ("items_used", "batches")},
