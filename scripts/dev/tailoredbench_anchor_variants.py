@@ -17,7 +17,7 @@ on the paper's 75 source / 75 target models, under:
 
 and reports tau-b (scipy's default, what the study uses) and tau-c beside the MAE.
 
-Usage: .venv/bin/python scripts/tailoredbench_anchor_variants.py [--raw-dir ../shared/raw] [--runs 100]
+Usage: .venv/bin/python scripts/dev/tailoredbench_anchor_variants.py [--raw-dir ../shared/raw] [--runs 100]
 """
 
 from __future__ import annotations
