@@ -33,7 +33,8 @@ class CsvMatrix:
     subtasks: list[str] | None  # per item, from subtask_column
 
 
-def _header(path: Path) -> list[str]:
+def read_header(path: Path) -> list[str]:
+    """The first row of a CSV file (``DataError`` if the file is empty)."""
     with open(path, newline="", encoding="utf-8") as fh:
         try:
             return next(csv.reader(fh))
@@ -77,7 +78,7 @@ def read_csv_matrix(
     path = Path(path)
     if orientation not in ORIENTATIONS:
         raise DataError(path, "orientation", f"unknown orientation {orientation!r}", f"use one of {ORIENTATIONS}")
-    header = _header(path)
+    header = read_header(path)
     frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
     if orientation == "items_by_models":
         extra = list(item_columns)

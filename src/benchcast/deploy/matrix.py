@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast.data.csv_matrix import _header, read_csv_matrix
+from benchcast.data.csv_matrix import read_csv_matrix, read_header
 from benchcast.data.item_level import ResponseMatrix, load_response_matrix, validate_binary
 from benchcast.errors import DataError
 
@@ -56,7 +56,7 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
         frame = pd.read_parquet(path)
         header = [str(c) for c in frame.columns]
     else:
-        header = _header(path)
+        header = read_header(path)
         frame = None
     if not header or header[0] not in MODEL_COLUMNS:
         raise DataError(
