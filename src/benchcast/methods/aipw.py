@@ -52,19 +52,18 @@ class AIPW(Method):
 
     def standard_error(self) -> np.ndarray:
         """The estimator's own standard error for each target of the last :meth:`estimate`:
-        the delete-one jackknife over the core set under its random design (Wolter,
-        *Introduction to Variance Estimation*, 2nd ed., Sec. 4.2), with the finite-population
+        the delete-one jackknife (Tukey 1958) over the core set, with the finite-population
         factor of a core set drawn without replacement:
 
             v = (1 - n/N) (n - 1)/n  sum_j (h_(j) - mean_j h_(j))^2,
 
         ``h_(j)`` the whole estimator (ridge refitted, eq. 3) on the core set without item
-        ``j``, that item joining the rest. Not in the paper (its intervals are not studied), so
-        chosen here and measured: the plug-in ``var_C(y - c s_hat) / n`` with leave-one-item-out
-        ``s_hat`` covered 95-96% of held-out MuSR and ARC-Challenge models at 90%, because it
+        ``j``, that item joining the rest. Not in the paper (it studies no intervals), so chosen
+        here and measured: the plug-in ``var_C(y - c s_hat) / n`` with leave-one-item-out
+        ``s_hat`` covered up to 96% of held-out MuSR and ARC-Challenge models at 90%, because it
         counts each item's own fitting error, which largely averages out in the mean over the
-        rest; the jackknife refits and so measures the estimator's actual spread (README
-        "For a user with a new model").
+        rest; the jackknife refits, so it measures the estimator's actual spread over core sets
+        (README "For a user with a new model").
 
         All in the ``n``-dimensional dual (``X Xᵀ``), one ``(n-1)``-square solve per left-out
         item: ``O(n^4 + n^2 M)`` per call, shared by all targets.

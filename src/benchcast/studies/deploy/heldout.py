@@ -11,8 +11,8 @@ its estimate and interval. Coverage, mean width and error are then those a user 
 Each fold is a user with its own ``--seed`` (:func:`fold_seed`), because the intervals promise
 coverage over new models *and* over the method's random choices (the conformal calibration and
 AIPW's jackknife both average over selections): with one seed for every fold, Random-Sampling and
-AIPW would draw the very same core set ten times, and a cell's coverage would be that of one
-selection, which on MuSR moved AIPW's by several points between seeds.
+AIPW would draw the very same core set in every fold, and a cell's coverage would be that of one
+selection (README "For a user with a new model": a cell moved by up to 11 points between runs).
 
 Also :func:`cli_seconds`: the wall time of the command line itself (a new process per call, with
 the deployable fit built), for the issue's 2-second limit.
