@@ -275,3 +275,14 @@ def test_benchmarks_lists_ids_scales_and_ranges(toy, tmp_path, capsys):
     assert main(["benchmarks", "--data", str(toy / "data"), "--grep", "BENCH 7"]) == 0
     printed = capsys.readouterr().out
     assert "bench_7" in printed and "bench_6" not in printed
+
+
+def test_the_command_line_starts_without_scipy_stats():
+    """scipy.stats is half a second of import: `select` / `estimate` (2-second budget per call)
+    must not pay it for `plan`'s and `complete`'s sake; they import it on first use."""
+    import subprocess
+    import sys
+
+    code = "import sys, benchcast.cli; assert 'scipy.stats' not in sys.modules, 'scipy.stats imported at start'"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

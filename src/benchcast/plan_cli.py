@@ -24,7 +24,6 @@ import pandas as pd
 
 from benchcast.deploy.matrix import load_leaderboard
 from benchcast.errors import DataError
-from benchcast.planner import agreement_probability, approximate_mdad, model_pairs, required_items
 
 DEFAULT_MDAD_TABLE = "results/tables/mdad/mdad.csv"
 
@@ -63,6 +62,9 @@ def _check(args) -> None:
 
 
 def run(args) -> int:
+    # on first use: scipy.stats costs half a second, which `benchcast select` / `estimate` need not pay
+    from benchcast.planner import agreement_probability, approximate_mdad, model_pairs, required_items
+
     _check(args)
     name, scores, model_ids = _matrix(args.dataset, args.data_dir)
     n_items = scores.shape[1]
