@@ -11,7 +11,6 @@ the answers so far until it reports that the selection is complete.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,15 @@ import pandas as pd
 
 from benchcast import seeding
 from benchcast.deploy.answers import Answers, read_answers
-from benchcast.deploy.fits import DEFAULT_FOLDS, DeployedFit, build_fit, conformal_halfwidth, estimate_stream, load_fit
+from benchcast.deploy.fits import (
+    DEFAULT_FOLDS,
+    DeployedFit,
+    build_fit,
+    conformal_halfwidth,
+    estimate_stream,
+    load_fit,
+    stored_budget,
+)
 from benchcast.deploy.matrix import Leaderboard, load_leaderboard
 from benchcast.deploy.replay import replay
 from benchcast.errors import ConfigError, DataError
@@ -200,15 +207,13 @@ def _per_subtask(board: Leaderboard, fit: DeployedFit, selected: list[int]) -> d
 
 
 def _budget_of_selection(board: Leaderboard, method: str, given: Answers, data_dir) -> int:
-    """The budget the answers were selected with: the stored fit whose selection id they carry, or
+    """The budget the answers were selected with: the stored fit's whose selection id they carry, or
     else the number of answers (a method may ask for an item twice, GP-IRT's anchors do, so a
     finished selection can answer fewer items than its budget)."""
     if len(given.selection_ids) == 1:
-        wanted = next(iter(given.selection_ids))
-        for path in sorted((Path(data_dir) / "models" / board.key / method).glob("n=*/fit.json")):
-            meta = json.loads(path.read_text())["meta"]
-            if meta.get("selection_id") == wanted:
-                return int(meta["budget"])
+        budget = stored_budget(data_dir, board, method, next(iter(given.selection_ids)))
+        if budget is not None:
+            return budget
     return len(given.scores)
 
 

@@ -74,6 +74,16 @@ def fit_folder(data_dir: str | Path, board: Leaderboard, method: str, budget: in
     return Path(data_dir) / "models" / board.key / method / f"n={int(budget)}"
 
 
+def stored_budget(data_dir: str | Path, board: Leaderboard, method: str, selection: str) -> int | None:
+    """The budget of the stored fit of ``method`` on ``board`` whose selection id is ``selection``
+    (None if no stored fit has it)."""
+    for path in sorted(fit_folder(data_dir, board, method, 0).parent.glob("n=*/fit.json")):
+        meta = json.loads(path.read_text())["meta"]
+        if meta.get("selection_id") == selection:
+            return int(meta["budget"])
+    return None
+
+
 def fit_method(
     method: str, params: dict | None, scores: np.ndarray, subtasks, budget: int, seed: int, trial: int
 ) -> Method:
