@@ -102,7 +102,7 @@ def z_tests(per_run: pd.DataFrame, ours: str, others: Mapping[str, str]) -> pd.D
 def paper_vs_ours(
     tables: Mapping[str, pd.DataFrame], paper: pd.DataFrame, tolerance: Mapping[str, Mapping[str, float]]
 ) -> pd.DataFrame:
-    """``table, row, column, ours, paper, diff, within`` for every paper cell (``column`` =
+    """``table, row, column, ours, paper, tolerance, diff, within_tolerance`` for every paper cell (``column`` =
     ``<metric>@<budget>``); ``tables`` maps a table name to ours in the :func:`table6` /
     :func:`ablation` layout (row label in ``method`` or ``row``); ``tolerance[table]`` (or
     ``tolerance["default"]``) gives the largest ``|ours - paper|`` per metric."""
@@ -119,13 +119,13 @@ def paper_vs_ours(
         rows.append((cell.table, cell.row, f"{cell.metric}@{cell.budget}", ours, float(cell.value), tol))
     out = pd.DataFrame(rows, columns=["table", "row", "column", "ours", "paper", "tolerance"])
     out["diff"] = out.ours - out.paper
-    out["within"] = within_tolerance(out.ours, out.paper, out.tolerance, 0.0)
+    out["within_tolerance"] = within_tolerance(out.ours, out.paper, out.tolerance, 0.0)
     return out
 
 
 def acceptance_summary(comparison: pd.DataFrame) -> pd.DataFrame:
     """Per table: cells, cells within tolerance, their share."""
-    g = comparison.groupby("table", sort=False)["within"]
+    g = comparison.groupby("table", sort=False)["within_tolerance"]
     out = pd.DataFrame({"cells": g.size(), "within": g.sum().astype(int)})
     out["share"] = out.within / out.cells
     return out.reset_index()
