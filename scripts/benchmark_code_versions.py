@@ -42,7 +42,7 @@ def _time_piece(piece: str, run: Path, dataset: str, split: str, trials: int) ->
     from threadpoolctl import threadpool_limits
 
     from benchcast.data.item_level import load_response_matrix
-    from benchcast.harness import run_job, splits_by_trial
+    from benchcast.trials.runner import run_job, splits_by_trial
 
     matrix = load_response_matrix(run / "results" / "data" / dataset, dataset)
     splits = pd.read_parquet(run / "results" / "splits" / "misses_the_mark" / dataset / f"{split}.parquet")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Snakemake's scheduler settings on a toy workflow of many short jobs, measured in one run:
 # Snakemake's defaults, the profile's 60 s re-poll with and without daemon timers
-# (benchcast.workflow_support.exit_without_idle_tail), and the ILP vs greedy job selector.
+# (benchcast.workflow.support.exit_without_idle_tail), and the ILP vs greedy job selector.
 # Wall time shows the idle tail; user+sys CPU is mostly Snakemake's own scheduling.
 # Usage: bash scripts/benchmark_scheduler.sh [n_jobs=600] [cores=2]
 set -euo pipefail
@@ -14,7 +14,7 @@ write_snakefile() {  # $1: patch (1/0)
   {
     echo "import sys; sys.path.insert(0, '$src')"
     if [ "$1" = 1 ]; then
-      echo "from benchcast.workflow_support import exit_without_idle_tail; exit_without_idle_tail()"
+      echo "from benchcast.workflow.support import exit_without_idle_tail; exit_without_idle_tail()"
     fi
     cat <<SMK
 rule all:

@@ -1,8 +1,8 @@
 """Benchmark TailoredBench's per-target core set (issue 17, acceptance 3): the tailored version
-(:func:`benchcast.tailored.cluster_items`: PAM on distinct answer patterns, compiled incremental
+(:func:`benchcast.methods.tailored.cluster_items`: PAM on distinct answer patterns, compiled incremental
 swaps, the distance matrix shared by targets with the same native sources) against a
 straightforward per-target PAM (the items' own N x N distance matrix, then
-:func:`benchcast.pam.pam_reference`, which recounts the cost of every candidate swap), both
+:func:`benchcast.methods.pam.pam_reference`, which recounts the cost of every candidate swap), both
 measured in this run on the same targets, from the same random item order and initial medoids.
 
 GSM8K (the paper's 75 source / 75 target models), one run's G-set and native sources, inference
@@ -22,8 +22,15 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from benchcast import seeding
-from benchcast.pam import pam_reference
-from benchcast.tailored import cluster_items, consistency, distinct_patterns, embedding_distances, g_set, native_sources
+from benchcast.methods.pam import pam_reference
+from benchcast.methods.tailored import (
+    cluster_items,
+    consistency,
+    distinct_patterns,
+    embedding_distances,
+    g_set,
+    native_sources,
+)
 
 GSM8K = "tailoredbench/BenchmarkDatasets/gsm8k"
 

@@ -5,7 +5,7 @@
 
 Per study and method: jobs, job-seconds, peak memory; per study and for the whole run: the critical
 path and the wall time projected on 8 / 32 / 128 cores by a list-scheduling simulation of the job
-graph (benchcast.performance, benchcast.schedule). The job graph is Snakemake's own plan for the
+graph (benchcast.workflow.performance, benchcast.workflow.schedule). The job graph is Snakemake's own plan for the
 config (``snakemake -n --forceall``); the times are the benchmark files under the run's folder.
 """
 
@@ -15,8 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchcast.performance import performance_table
-from benchcast.workflow_dag import dependencies, measured, plan
+from benchcast.workflow.dag import dependencies, measured, plan
+from benchcast.workflow.performance import performance_table
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,7 @@
 
 Reads Snakemake's plan of the run's config (``snakemake -n --forceall`` in RUN) and every job's
 benchmark file under RUN; writes per rule and method the job count, the longest time, the largest
-peak memory and the request derived from them (benchcast.job_resources.Sizing). ``--merge`` keeps
+peak memory and the request derived from them (benchcast.workflow.resources.Sizing). ``--merge`` keeps
 the table's other rows and takes the larger measurement where both have one, so runs of different
 configs (or datasets) add up; without it the table is replaced. Rules this repository no longer
 defines are dropped. Sizing options (``--runtime-factor`` ...) apply to every row.
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchcast import job_resources as jr
-from benchcast.workflow_dag import TARGET_RULES, measured, plan
+from benchcast.workflow import resources as jr
+from benchcast.workflow.dag import TARGET_RULES, measured, plan
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = REPO / "workflow" / "resources.csv"

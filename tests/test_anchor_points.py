@@ -12,7 +12,10 @@ import pytest
 from simdata import logistic_scores
 from threadpoolctl import threadpool_limits
 
-from benchcast.anchors import (
+from benchcast.errors import BudgetExceeded, ConfigError
+from benchcast.methods import REGISTRY, make_method
+from benchcast.methods.anchor_points import AnchorPointsPredictor, AnchorPointsWeighted, anchor_regression
+from benchcast.methods.anchors import (
     AnchorSelection,
     assign_to_anchors,
     cluster_weights,
@@ -22,9 +25,6 @@ from benchcast.anchors import (
     kmedoids_anchors,
     select_anchors,
 )
-from benchcast.errors import BudgetExceeded, ConfigError
-from benchcast.methods import REGISTRY, make_method
-from benchcast.methods.anchor_points import AnchorPointsPredictor, AnchorPointsWeighted, anchor_regression
 from benchcast.oracle import Oracle
 
 
@@ -273,7 +273,7 @@ def test_registration_params_and_determinism(name):
 
 
 def test_dissimilarity_is_cached_for_a_repeated_source_and_selection_is_unchanged():
-    from benchcast import anchors as A
+    from benchcast.methods import anchors as A
 
     rng = np.random.default_rng(3)
     source = (rng.random((30, 60)) < 0.5).astype(float)
@@ -314,7 +314,7 @@ def _reference_corr(scores, absolute):
 @pytest.mark.parametrize("tile,block", [(128, 1 << 16), (7, 50), (1, 1)])
 @pytest.mark.parametrize("absolute", [False, True])
 def test_fused_correlations_are_bit_identical_to_numpy_steps(monkeypatch, tile, block, absolute):
-    from benchcast import anchors as A
+    from benchcast.methods import anchors as A
 
     monkeypatch.setattr(A, "_TILE", tile)  # tiles/blocks that do not divide N
     monkeypatch.setattr(A, "_BLOCK_ELEMENTS", block)
@@ -334,7 +334,7 @@ def test_fused_correlations_are_bit_identical_to_numpy_steps(monkeypatch, tile, 
 
 
 def test_fasterpam_on_column_major_dissimilarity_equals_row_major():
-    from benchcast import anchors as A
+    from benchcast.methods import anchors as A
 
     scores = _binary_with_constants(30, 400, seed=9)
     A._DISSIMILARITY_CACHE.clear()
@@ -353,7 +353,7 @@ def test_fasterpam_on_column_major_dissimilarity_equals_row_major():
 @pytest.mark.parametrize("absolute", [False, True])
 @pytest.mark.parametrize("n,seed", [(10, 0), (40, 1)])
 def test_select_anchors_equals_straightforward_reference(absolute, n, seed):
-    from benchcast import anchors as A
+    from benchcast.methods import anchors as A
 
     scores = _binary_with_constants(35, 260, seed=seed)
     A._DISSIMILARITY_CACHE.clear()
@@ -384,7 +384,7 @@ def test_kmedoids_import_does_not_load_scikit_learn():
     import sys
 
     code = (
-        "import sys, numpy as np; from benchcast.anchors import select_anchors; "
+        "import sys, numpy as np; from benchcast.methods.anchors import select_anchors; "
         "sel = select_anchors(np.random.default_rng(0).random((20, 30)).round(), 4, np.random.default_rng(1)); "
         "assert 'sklearn' not in sys.modules and len(sel.anchors) >= 1; "
         "import sklearn.cluster; print('ok')"

@@ -13,7 +13,8 @@ from benchcast.methods.collaborative_filtering import (
     signed_cosine,
     task_similarity,
 )
-from benchcast.tasks import TaskOracle, task_budgets
+from benchcast.oracle import TaskOracle
+from benchcast.trials.tasks import task_budgets
 
 
 def matrix(n_models=120, sizes=(60, 45, 30), seed=0):

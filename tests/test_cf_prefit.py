@@ -7,7 +7,7 @@ import numpy as np
 
 from benchcast.data.task_matrix import TaskMatrix
 from benchcast.studies.cf_tasks.protocol import irt_prefit, prefit_trial, run_cell
-from benchcast.tasks import task_budgets
+from benchcast.trials.tasks import task_budgets
 
 SETTINGS = {"irt": {"dims": 2}, "with_bias": True, "share_identical_sources": True}
 

@@ -11,7 +11,7 @@ from benchcast.data.task_matrix import TaskMatrix
 from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.studies.cf_tasks.protocol import make_split
 from benchcast.studies.cf_tasks.tune import ORDER, _InnerRun, chosen_settings, inner_split, repeat_settings, tune
-from benchcast.tasks import task_budgets
+from benchcast.trials.tasks import task_budgets
 
 GRID = {"n_similar": [4, 8], "alpha": [0.25, 0.75], "tau1": [1, 4], "tau0": [0.0, 0.9]}
 

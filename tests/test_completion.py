@@ -21,7 +21,7 @@ from benchcast.completion.evaluation import (
 from benchcast.completion.pipeline import predict_scores
 from benchcast.completion.transforms import TRANSFORMS, percentage_columns, standardize, unstandardize
 from benchcast.errors import ConfigError, DataError
-from benchcast.metrics import completion_errors
+from benchcast.stats.metrics import completion_errors
 
 
 def _low_rank(n=40, m=25, rank=2, seed=0, missing=0.3):

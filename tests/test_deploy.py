@@ -12,14 +12,14 @@ import pytest
 
 from benchcast.cli import main
 from benchcast.data.item_level import ResponseMatrix
-from benchcast.deploy import estimate, select
-from benchcast.deploy.fits import conformal_halfwidth
-from benchcast.deploy.matrix import load_leaderboard
-from benchcast.deploy.state import read_state, write_state
 from benchcast.errors import BenchcastError, DataError
-from benchcast.harness import run_job
 from benchcast.methods import REGISTRY, make_method
+from benchcast.new_model import estimate, select
+from benchcast.new_model.fits import conformal_halfwidth
+from benchcast.new_model.leaderboard import load_leaderboard
+from benchcast.new_model.state import read_state, write_state
 from benchcast.oracle import Oracle
+from benchcast.trials.runner import run_job
 
 #: the issue's methods, with settings small enough for a 40 x 120 matrix
 METHODS = {
@@ -64,7 +64,7 @@ def run_to_the_end(csv, method, budget, row, data_dir, params=None, folds=4, see
 
 
 @pytest.mark.parametrize("method", sorted(METHODS))
-def test_the_new_models_estimate_is_the_harness_estimate_for_the_same_sources_and_seed(tmp_path, method):
+def test_the_new_models_estimate_is_the_trial_runners_estimate_for_the_same_sources_and_seed(tmp_path, method):
     scores = toy_scores()
     target = 17
     sources = np.delete(scores, target, axis=0)
@@ -77,8 +77,8 @@ def test_the_new_models_estimate_is_the_harness_estimate_for_the_same_sources_an
     splits = pd.DataFrame(
         {"trial": np.int32(0), "model_id": ids, "role": ["target" if i == target else "source" for i in range(40)]}
     )
-    harness = run_job(matrix, splits, method, METHODS[method], 30, base_seed=0).estimates
-    assert ours["estimate"] == harness.estimate.iloc[0]  # bit for bit
+    runner = run_job(matrix, splits, method, METHODS[method], 30, base_seed=0).estimates
+    assert ours["estimate"] == runner.estimate.iloc[0]  # bit for bit
     assert ours["items_used"] == len(answers) == 30
     assert batches == ([10, 20] if method == "tailoredbench" else [30])  # TailoredBench: G-set, then N-set
 
@@ -343,3 +343,26 @@ def test_the_deploy_plan_crosses_datasets_methods_and_budgets_with_a_methods_own
     assert len(cells) == 2 * 2 + 2 * 1 + 2
     with pytest.raises(BenchcastError, match="unknown method 'nope'"):
         Plan({**config, "methods": [{"name": "nope"}]}, catalog)
+
+
+def test_a_stored_fit_of_the_format_before_0_2_is_rebuilt_and_a_newer_one_refused(tmp_path, board, capsys):
+    """Stored fits carry a format version (CHANGELOG 0.2.0): today's fits without one -- whose
+    classes may name modules since renamed -- are rebuilt, with a word; a newer format stops in one line."""
+    csv, _ = board
+    args = ("--method", "tailoredbench", "--budget", 25, "--data-dir", tmp_path, "--folds", 3)
+    assert cli("select", csv, *args, "--out", tmp_path / "first.csv") == 0
+    capsys.readouterr()
+    (fit_json,) = (tmp_path / "models").rglob("fit.json")
+    doc = json.loads(fit_json.read_text())
+    assert doc["format"] == 2
+    old = {k: v for k, v in doc.items() if k != "format"}  # the format before 0.2.0 had no version
+    fit_json.write_text(json.dumps(old))
+    assert cli("select", csv, *args, "--out", tmp_path / "again.csv") == 0
+    err = capsys.readouterr().err
+    assert "a fit of format 1 (this benchcast reads 2)" in err and "rebuilding" in err
+    assert json.loads(fit_json.read_text())["format"] == 2  # rebuilt in the current format
+    assert (tmp_path / "again.csv").read_bytes() == (tmp_path / "first.csv").read_bytes()
+    doc["format"] = 99
+    fit_json.write_text(json.dumps(doc))
+    err = bad(capsys, "select", csv, *args, "--out", tmp_path / "third.csv")
+    assert "newer than this benchcast's 2" in err and not (tmp_path / "third.csv").exists()

@@ -8,7 +8,6 @@ import pytest
 from simdata import irt_responses
 
 from benchcast.errors import BudgetExceeded, DataError
-from benchcast.harness import run_job
 from benchcast.methods import make_method
 from benchcast.methods.irt_methods import (
     GPIRT,
@@ -25,6 +24,7 @@ from benchcast.methods.irt_methods import (
     trial_anchors,
 )
 from benchcast.oracle import Oracle
+from benchcast.trials.runner import run_job
 
 
 def simulated(n_models=60, n_items=150, seed=0):
@@ -112,7 +112,7 @@ def test_self_fit_equals_prefit(data):
     """Without a prefit the method fits the IRT itself, with the same result as the shared job."""
     from benchcast import seeding
     from benchcast.data.item_level import ResponseMatrix
-    from benchcast.harness import make_splits
+    from benchcast.trials.runner import make_splits
 
     matrix = ResponseMatrix(
         "toy",
@@ -123,7 +123,7 @@ def test_self_fit_equals_prefit(data):
         ["t"] * 150,
     )
     splits = make_splits(matrix, "interpolation", 2, 0, {"target_fraction": 0.25})
-    from benchcast.harness import splits_by_trial
+    from benchcast.trials.runner import splits_by_trial
 
     fits = fit_irt_trials(data, splits_by_trial(splits, matrix), 0, {"dims": 2}, with_bias=True)
     with_prefit = run_job(matrix, splits, "gp_irt", {"irt": {"dims": 2}}, 15, 0, prefit=fits).estimates

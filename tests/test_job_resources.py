@@ -1,4 +1,4 @@
-"""benchcast.job_resources: cluster requests sized from measured benchmark files, and the committed
+"""benchcast.workflow.resources: cluster requests sized from measured benchmark files, and the committed
 table (workflow/resources.csv) that the rules read."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from benchcast.errors import DataError
-from benchcast.job_resources import (
+from benchcast.workflow.dag import TARGET_RULES
+from benchcast.workflow.resources import (
     ANY,
     COLUMNS,
     JobResources,
@@ -21,7 +22,6 @@ from benchcast.job_resources import (
     request_table,
     rules_defined,
 )
-from benchcast.workflow_dag import TARGET_RULES
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""Agreement and MDAD (benchcast.mdad) on constructed pairs with known answers."""
+"""Agreement and MDAD (benchcast.stats.mdad) on constructed pairs with known answers."""
 
 import itertools
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from benchcast.mdad import (
+from benchcast.stats.mdad import (
     BinCounts,
     Binning,
     Criterion,

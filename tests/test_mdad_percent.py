@@ -64,7 +64,7 @@ def test_subtask_scope_pools_every_subtasks_pairs_into_one_mdad():
     scores, subtasks = matrix()
     with threadpool_limits(1):
         est, _ = run_percent_cell(scores, subtasks, "random_sampling", {}, 15, [0.4], 3, 0, "subtask", 20)
-    from benchcast.mdad import Binning
+    from benchcast.stats.mdad import Binning
 
     counts = cell_counts(est, "seen", Binning())
     assert counts.pairs.shape[0] == 3 and (counts.pairs.sum(axis=1) == 3 * 190).all()  # 3 subtasks x C(20, 2)

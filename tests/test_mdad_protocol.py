@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from test_harness import FAST
+from test_trials import FAST
 from threadpoolctl import threadpool_limits
 
 from benchcast.methods import REGISTRY

@@ -246,7 +246,7 @@ def test_aipw_is_approximately_unbiased_over_core_sets():
     bias = ests.mean(axis=0) - truth
     se = ests.std(axis=0, ddof=1) / np.sqrt(draws)
     assert np.all(np.abs(bias) < 4 * se + 0.005), (bias, se)
-    # the random-sampling estimate on the same core sets is unbiased too (sanity of the harness)
+    # the random-sampling estimate on the same core sets is unbiased too (sanity of the trial runner)
     assert np.all(np.abs(rs.mean(axis=0) - truth) < 4 * rs.std(axis=0, ddof=1) / np.sqrt(draws) + 0.005)
     # and AIPW's debiasing with an informative predictor reduces the spread here
     assert ests.std(axis=0).mean() < rs.std(axis=0).mean()

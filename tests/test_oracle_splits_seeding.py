@@ -10,7 +10,7 @@ import pytest
 from benchcast import seeding
 from benchcast.errors import BenchcastError, BudgetExceeded, ConfigError
 from benchcast.oracle import Oracle
-from benchcast.splits import Split, extrapolation_split, interpolation_split, make_split
+from benchcast.trials.splits import Split, extrapolation_split, interpolation_split, make_split
 
 # --------------------------------------------------------------------------- Oracle
 

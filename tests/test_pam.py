@@ -1,4 +1,4 @@
-"""benchcast.pam: best-improvement PAM with fixed medoids (TailoredBench's N-set clustering)."""
+"""benchcast.methods.pam: best-improvement PAM with fixed medoids (TailoredBench's N-set clustering)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import kmedoids
 import numpy as np
 import pytest
 
-from benchcast.pam import pam_fixed, pam_reference
+from benchcast.methods.pam import pam_fixed, pam_reference
 
 
 def manhattan(points: np.ndarray) -> np.ndarray:

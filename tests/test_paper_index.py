@@ -1,4 +1,4 @@
-"""benchcast.paper_index (results/index.md), the shared tolerance rule and config includes."""
+"""benchcast.workflow.paper_index (results/index.md), the shared tolerance rule and config includes."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from benchcast.errors import ConfigError, DataError
-from benchcast.paper_index import index_inputs, render_index, share_within
-from benchcast.tables import within_tolerance
-from benchcast.workflow_support import resolve_includes
+from benchcast.output.tables import within_tolerance
+from benchcast.workflow.paper_index import index_inputs, render_index, share_within
+from benchcast.workflow.support import resolve_includes
 
 ENTRIES = {
     "alpha": {

@@ -1,4 +1,4 @@
-"""benchcast.workflow_dag (a dry run's job graph, benchmark files) and benchcast.performance."""
+"""benchcast.workflow.dag (a dry run's job graph, benchmark files) and benchcast.workflow.performance."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from benchcast.performance import performance_table
-from benchcast.workflow_dag import dependencies, measured, parse_dry_run, read_benchmark
+from benchcast.workflow.dag import dependencies, measured, parse_dry_run, read_benchmark
+from benchcast.workflow.performance import performance_table
 
 DRY_RUN = """\
 Building DAG of jobs...

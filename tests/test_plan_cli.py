@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from benchcast.cli import main
-from benchcast.planner import model_pairs, required_items
+from benchcast.new_model.planner import model_pairs, required_items
 
 
 @pytest.fixture()

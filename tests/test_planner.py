@@ -1,4 +1,4 @@
-"""The budget planner (benchcast.planner): known answers, and the normal approximation against the
+"""The budget planner (benchcast.new_model.planner): known answers, and the normal approximation against the
 empirical MDAD of uniform sampling on the real MuSR matrix (the mirror beside the repository)."""
 
 from pathlib import Path
@@ -9,8 +9,8 @@ from scipy.stats import norm
 
 from benchcast.data.catalog import load_catalog
 from benchcast.data.item_level import build_tables
-from benchcast.mdad import Binning, mdad
-from benchcast.planner import agreement_probability, approximate_mdad, model_pairs, required_items
+from benchcast.new_model.planner import agreement_probability, approximate_mdad, model_pairs, required_items
+from benchcast.stats.mdad import Binning, mdad
 from benchcast.studies.mdad.analysis import cell_counts
 from benchcast.studies.mdad.protocol import run_cell
 

@@ -1,4 +1,4 @@
-"""The prefit protocol (benchcast.methods.prefit): every kind's per-trial fits go through the harness's
+"""The prefit protocol (benchcast.methods.prefit): every kind's per-trial fits go through the trial runner's
 generic store and come back exact; a run with the stored prefit gives the estimates the method makes
 on its own; the prefit's seconds become the run's training time."""
 
@@ -10,9 +10,9 @@ import pytest
 from simdata import logistic_scores
 
 from benchcast.data.item_level import ResponseMatrix
-from benchcast.harness import PrefitResult, make_splits, read_prefit, run_job, run_prefit, write_prefit
 from benchcast.methods import REGISTRY
 from benchcast.methods.prefit import PREFITS
+from benchcast.trials.runner import PrefitResult, make_splits, read_prefit, run_job, run_prefit, write_prefit
 
 CASES = {
     "irt": (

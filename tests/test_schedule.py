@@ -1,4 +1,4 @@
-"""benchcast.schedule: critical path and the list-scheduling projection, on graphs with known answers."""
+"""benchcast.workflow.schedule: critical path and the list-scheduling projection, on graphs with known answers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from benchcast.schedule import critical_path, remaining_path, simulate
+from benchcast.workflow.schedule import critical_path, remaining_path, simulate
 
 
 def test_chain_takes_its_sum_on_any_number_of_cores():

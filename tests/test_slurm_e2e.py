@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from benchcast.workflow_dag import TARGET_RULES
+from benchcast.workflow.dag import TARGET_RULES
 
 REPO = Path(__file__).resolve().parents[1]
 CLUSTER = REPO / "scripts" / "slurm" / "local-cluster.sh"

@@ -71,8 +71,8 @@ def test_two_dataset_grid_submits_at_least_five_times_fewer_jobs(tmp_path):
 def test_cluster_requests_come_from_the_measured_table(tmp_path):
     """Under the SLURM profile every job asks for its (rule, method) row of workflow/resources.csv,
     falling back to the rule's '*' row; the profile's 2 h / 2 GB defaults only for rules never measured."""
-    from benchcast.job_resources import JobResources, method_key
-    from benchcast.workflow_dag import TARGET_RULES, parse_dry_run
+    from benchcast.workflow.dag import TARGET_RULES, parse_dry_run
+    from benchcast.workflow.resources import JobResources, method_key
 
     table = JobResources.load(REPO / "workflow" / "resources.csv")
     overlay = tmp_path / "two.yaml"
@@ -93,7 +93,7 @@ def test_cluster_requests_come_from_the_measured_table(tmp_path):
 
 
 def test_slurm_nice_turns_priorities_into_nice_values():
-    from benchcast.job_resources import HIGHEST_PRIORITY, slurm_nice
+    from benchcast.workflow.resources import HIGHEST_PRIORITY, slurm_nice
 
     assert slurm_nice(HIGHEST_PRIORITY) == "--nice=0"
     assert slurm_nice(9) == "--nice=100"
@@ -109,8 +109,8 @@ def test_slurm_nice_turns_priorities_into_nice_values():
 def test_slurm_starts_jobs_in_snakemakes_priority_order(tmp_path):
     """SLURM orders pending jobs itself: every job hands it its priority as --nice (slurm_nice), a
     group job its highest member's, so no job is ranked below what its own priority asks."""
-    from benchcast.job_resources import slurm_nice
-    from benchcast.workflow_dag import TARGET_RULES, parse_dry_run
+    from benchcast.workflow.dag import TARGET_RULES, parse_dry_run
+    from benchcast.workflow.resources import slurm_nice
 
     overlay = tmp_path / "two.yaml"
     overlay.write_text(yaml.safe_dump({"misses_the_mark": {"datasets": ["musr", "gsm"]}}))
@@ -143,7 +143,7 @@ def test_every_rule_with_a_priority_hands_it_to_slurm():
     the rules without a priority: the lowest, nice 1000)."""
     import re
 
-    from benchcast.job_resources import slurm_nice
+    from benchcast.workflow.resources import slurm_nice
 
     checked = 0
     for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):

@@ -8,10 +8,9 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from benchcast.errors import ConfigError
-from benchcast.methods.base import make_method
-from benchcast.oracle import Oracle
-from benchcast.pam import pam_reference
-from benchcast.tailored import (
+from benchcast.methods import make_method
+from benchcast.methods.pam import pam_reference
+from benchcast.methods.tailored import (
     calibrated_estimate,
     cluster_items,
     cluster_items_clara,
@@ -21,6 +20,7 @@ from benchcast.tailored import (
     native_sources,
     zscore_columns,
 )
+from benchcast.oracle import Oracle
 
 
 def binary_answers(seed: int, models: int = 30, items: int = 120, distinct: int = 50) -> np.ndarray:

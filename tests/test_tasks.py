@@ -1,20 +1,19 @@
-"""Task-level evaluation (benchcast.tasks): budgets, the per-task oracle, splits and metrics on
+"""Task-level evaluation (benchcast.trials.tasks): budgets, the per-task oracle, splits and metrics on
 hand-computed examples."""
 
 import numpy as np
 import pytest
 
+from benchcast.data.task_matrix import task_index
 from benchcast.errors import BudgetExceeded
-from benchcast.tasks import (
-    TaskOracle,
-    TaskView,
+from benchcast.oracle import TaskOracle, TaskView
+from benchcast.trials.tasks import (
     ndcg_at_k,
     random_split,
     ranks_among,
     release_split,
     run_per_task,
     task_budgets,
-    task_index,
     task_metrics,
     topk_recall,
 )

@@ -25,8 +25,8 @@ from threadpoolctl import threadpool_limits
 
 from benchcast import irt, seeding
 from benchcast.data.item_level import load_response_matrix
-from benchcast.harness import read_prefit, splits_by_trial
 from benchcast.methods.irt_methods import irt_anchors
+from benchcast.trials.runner import read_prefit, splits_by_trial
 
 threadpool_limits(1)
 ds = sys.argv[1]

@@ -7,7 +7,7 @@ random start, every item to its most correlated anchor, cluster-size weights) wi
 randomized swap order (a seed passed). This script reruns that row, 100 runs per inference count
 on the paper's 75 source / 75 target models, under:
 
-* ``randomized``: benchcast's own :func:`benchcast.anchors.select_anchors` (what Table 6 reports);
+* ``randomized``: benchcast's own :func:`benchcast.methods.anchors.select_anchors` (what Table 6 reports);
 * ``in-order``: FasterPAM without a seed, as the AnchorPoints code calls it on one thread (random
   start from NumPy's global generator, swaps in item order);
 * ``alternate``: the k-medoids "alternate" (Voronoi iteration) method, scikit-learn-extra's
@@ -30,8 +30,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from scipy.stats import kendalltau
 
-from benchcast.anchors import item_correlations, select_anchors
-from benchcast.tailored import zscore_columns
+from benchcast.methods.anchors import item_correlations, select_anchors
+from benchcast.methods.tailored import zscore_columns
 
 GSM8K = "tailoredbench/BenchmarkDatasets/gsm8k"
 VARIANTS = ("randomized", "in-order", "alternate", "z-scored")

@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchcast.workflow_dag import TARGET_RULES, dry_run_text, parse_dry_run
+from benchcast.workflow.dag import TARGET_RULES, dry_run_text, parse_dry_run
 
 REPO = Path(__file__).resolve().parents[2]
 

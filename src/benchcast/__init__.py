@@ -1,18 +1,92 @@
 """benchcast: estimate a model's full-benchmark score from a few of its results.
 
-The library behind the Snakemake workflow: data ingest (``benchcast.data``), the
-budget-enforcing oracle and harness (``benchcast.oracle``, ``benchcast.harness``),
-the estimation methods (``benchcast.methods``), and metrics/figures. For a user with a new
-model: ``benchcast.select`` (which items to run) and ``benchcast.estimate`` (the score with an
-interval), from :mod:`benchcast.deploy`.
+The library behind the Snakemake workflow, one subpackage per capability:
+
+* ``benchcast.data`` -- the catalog, raw readers and validated Parquet matrices;
+* ``benchcast.methods`` (item level, with their internals), ``benchcast.irt`` and
+  ``benchcast.completion`` (benchmark level) -- the estimation methods;
+* ``benchcast.oracle``, ``benchcast.seeding``, ``benchcast.trials`` -- the budget-enforcing oracle,
+  the one seed scheme and the trial runner every study uses;
+* ``benchcast.stats`` and ``benchcast.output`` -- shared statistics, tables and figures;
+* ``benchcast.studies`` -- one package per reproduced paper;
+* ``benchcast.new_model`` -- for a user with a new model: ``benchcast.select`` (which items to
+  run), ``benchcast.estimate`` (the score with an interval), ``complete`` and the item planner;
+* ``benchcast.workflow`` and ``benchcast.cli`` -- the workflow's machinery and the command line.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+
+__version__ = "0.2.0"
+
+#: modules renamed in 0.2.0 (CHANGELOG.md): the old name still imports, with a DeprecationWarning,
+#: for one release
+RENAMED = {
+    "benchcast.harness": "benchcast.trials.runner",
+    "benchcast.splits": "benchcast.trials.splits",
+    "benchcast.tasks": "benchcast.trials.tasks",
+    "benchcast.anchors": "benchcast.methods.anchors",
+    "benchcast.pam": "benchcast.methods.pam",
+    "benchcast.tailored": "benchcast.methods.tailored",
+    "benchcast.metrics": "benchcast.stats.metrics",
+    "benchcast.mdad": "benchcast.stats.mdad",
+    "benchcast.tables": "benchcast.output.tables",
+    "benchcast.plots": "benchcast.output.plots",
+    "benchcast.workflow_support": "benchcast.workflow.support",
+    "benchcast.workflow_dag": "benchcast.workflow.dag",
+    "benchcast.job_resources": "benchcast.workflow.resources",
+    "benchcast.schedule": "benchcast.workflow.schedule",
+    "benchcast.performance": "benchcast.workflow.performance",
+    "benchcast.paper_index": "benchcast.workflow.paper_index",
+    "benchcast.planner": "benchcast.new_model.planner",
+    "benchcast.deploy": "benchcast.new_model",
+    "benchcast.deploy.api": "benchcast.new_model.api",
+    "benchcast.deploy.answers": "benchcast.new_model.answers",
+    "benchcast.deploy.fits": "benchcast.new_model.fits",
+    "benchcast.deploy.matrix": "benchcast.new_model.leaderboard",
+    "benchcast.deploy.replay": "benchcast.new_model.replay",
+    "benchcast.deploy.state": "benchcast.new_model.state",
+    "benchcast.completion.deploy": "benchcast.new_model.complete",
+    "benchcast.completion.new_model": "benchcast.new_model.calibration",
+    "benchcast.plan_cli": "benchcast.cli.plan",
+    "benchcast.deploy_cli": "benchcast.cli.select",
+}
+
+
+class _RenamedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports a renamed module's old name as the new module itself (same object, so ``isinstance``
+    and stored class names keep working), warning once per import."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in RENAMED:
+            return None
+        return importlib.util.spec_from_loader(fullname, self, is_package=fullname == "benchcast.deploy")
+
+    def create_module(self, spec):
+        new = RENAMED[spec.name]
+        warnings.warn(
+            f"{spec.name} is now {new}; the old name will be removed in the next release",
+            DeprecationWarning,
+            stacklevel=4,
+        )
+        return importlib.import_module(new)
+
+    def exec_module(self, module):
+        pass
+
+
+if not any(isinstance(f, _RenamedModules) for f in sys.meta_path):
+    sys.meta_path.insert(0, _RenamedModules())
 
 
 def __getattr__(name):  # select / estimate on first use: `import benchcast` stays light
     if name in ("select", "estimate"):
-        from benchcast import deploy
+        from benchcast import new_model
 
-        return getattr(deploy, name)
+        return getattr(new_model, name)
     raise AttributeError(f"module 'benchcast' has no attribute {name!r}")

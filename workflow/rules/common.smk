@@ -14,11 +14,11 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # run from a clone with
 from benchcast.data.catalog import load_catalog  # noqa: E402
 from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_file  # noqa: E402
 from benchcast.errors import ConfigError  # noqa: E402
-from benchcast.job_resources import JobResources, slurm_nice  # noqa: E402
-from benchcast.workflow_support import dataset_tables, exit_without_idle_tail, resolve_includes  # noqa: E402
+from benchcast.workflow.resources import JobResources, slurm_nice  # noqa: E402
+from benchcast.workflow.support import dataset_tables, exit_without_idle_tail, resolve_includes  # noqa: E402
 
 # A config file may list others under `include:` (config/all_papers.yaml): they are merged between the
-# default config and the command line's files (benchcast.workflow_support.resolve_includes).
+# default config and the command line's files (benchcast.workflow.support.resolve_includes).
 _included = resolve_includes(
     load_configfile(Path(workflow.basedir) / "config" / "config.yaml"),
     workflow.config_settings.overwrite_config,
@@ -42,7 +42,7 @@ for _study in config["studies"]:
         raise ConfigError(f"config studies: unknown study '{_study}'. Known: {', '.join(STUDIES)}")
 STUDY_OUTPUTS = {}
 STUDY_DATASETS = {}
-# For results/index.md (workflow/rules/overview.smk, benchcast.paper_index): the paper's title and file,
+# For results/index.md (workflow/rules/overview.smk, benchcast.workflow.paper_index): the paper's title and file,
 # the tolerance in words, the paper-vs-ours CSV and [section, [outputs]] pairs. A study without one is
 # left out of the index.
 STUDY_INDEX = {}
@@ -50,7 +50,7 @@ STUDY_INDEX = {}
 STUDY_COSTS = {}
 
 # Cluster requests (runtime, mem_mb) per rule and method, sized from measured benchmark files
-# (benchcast.job_resources; regenerate with scripts/resources_table.py); local runs ignore them.
+# (benchcast.workflow.resources; regenerate with scripts/resources_table.py); local runs ignore them.
 JOB_RESOURCES = JobResources.load(Path(workflow.basedir) / "workflow" / "resources.csv")
 
 # Every rule runs in this environment under --sdm conda (the pip install of requirements.txt).

@@ -1,6 +1,6 @@
 # For a user with a new model: the deployable fits `benchcast select` / `benchcast estimate` read, one
 # per (dataset, method, budget), and the held-out test of the intervals the tools print. The jobs come
-# from benchcast.studies.deploy.plan; the tools are benchcast.deploy.
+# from benchcast.studies.deploy.plan; the tools are benchcast.new_model.
 
 from benchcast.studies.deploy.plan import (  # noqa: E402
     CLI_SECONDS as DEPLOY_CLI_SECONDS, FIT as DEPLOY_FIT, HELDOUT as DEPLOY_HELDOUT,

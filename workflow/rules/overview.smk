@@ -2,7 +2,7 @@
 # paper's numbers reproduced within tolerance) and results/tables/performance.{csv,md} (what the run
 # cost, from every job's benchmark file, with the papers' own published costs). Part of `all`.
 
-from benchcast.paper_index import index_inputs  # noqa: E402
+from benchcast.workflow.paper_index import index_inputs  # noqa: E402
 
 INDEXED_STUDIES = [s for s in config["studies"] if s in STUDY_INDEX]
 OVERVIEW_OUTPUTS = ["results/index.md", "results/tables/performance.csv"]
@@ -27,7 +27,7 @@ rule index:
 
 rule performance:
     """results/tables/performance.csv: per study and method, jobs, job-seconds, peak memory; per study
-    the critical path and the projected wall time on 8/32/128 cores (benchcast.performance). Measured
+    the critical path and the projected wall time on 8/32/128 cores (benchcast.workflow.performance). Measured
     times: it is excepted from byte-identity checks like Table 2."""
     input:
         [path for study in config["studies"] for path in STUDY_OUTPUTS[study]],

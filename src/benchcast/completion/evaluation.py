@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast.errors import DataError
-from benchcast.metrics import completion_errors
+from benchcast.stats.metrics import completion_errors
 
 __all__ = ["Fold", "load_folds", "validate_folds", "train_matrix", "evaluate_predictor", "summarize_folds"]
 

@@ -1,5 +1,5 @@
 """Several ingested datasets joined into one multi-task matrix (task-level evaluation,
-:mod:`benchcast.tasks`): every dataset's subtasks become tasks (a dataset without subtasks is one
+:mod:`benchcast.trials.tasks`): every dataset's subtasks become tasks (a dataset without subtasks is one
 task), models are joined on their ids (or on their row position, for dumps without model names such
 as GLUE), and each model gets a release key for the date split.
 """
@@ -15,7 +15,6 @@ import pandas as pd
 
 from benchcast.data.item_level import load_response_matrix
 from benchcast.errors import ConfigError
-from benchcast.tasks import task_index
 
 JOINS = ("model_id", "position")
 RELEASES = ("position", "upload_date", "none")
@@ -93,3 +92,10 @@ def load_task_matrix(
         dropped = len(ids) - len(keep)
         scores, key, ids = scores[keep], key[keep], [ids[i] for i in keep]
     return TaskMatrix(name, scores, tasks, task_names, ids, key, dropped)
+
+
+def task_index(labels: Sequence) -> tuple[np.ndarray, list]:
+    """Each item's task as ``0 .. n_tasks - 1`` (tasks in order of first appearance) and the names."""
+    names = list(dict.fromkeys(np.asarray(labels).tolist()))
+    lookup = {name: i for i, name in enumerate(names)}
+    return np.array([lookup[x] for x in np.asarray(labels).tolist()], dtype=np.int64), names

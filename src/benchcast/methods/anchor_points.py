@@ -2,9 +2,9 @@
 Vivek et al. 2023).
 
 Both follow the paper's code (``benchpred/anchor_points.py``); the k-medoids anchor
-selection lives in :mod:`benchcast.anchors`. The core set ``C`` is the set of k-medoids
+selection lives in :mod:`benchcast.methods.anchors`. The core set ``C`` is the set of k-medoids
 anchors, found by ``kmedoids.fasterpam`` with ``init="random"`` (as the paper's code) and a
-seed drawn from the ``fit`` ``rng`` (see :mod:`benchcast.anchors` for how). Duplicate medoids
+seed drawn from the ``fit`` ``rng`` (see :mod:`benchcast.methods.anchors` for how). Duplicate medoids
 are dropped, so ``|C| <= n`` and the oracle is asked exactly the anchors.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchcast.anchors import INITS, select_anchors
+from benchcast.methods.anchors import INITS, select_anchors
 from benchcast.methods.base import Method, check_budget, register
 
 

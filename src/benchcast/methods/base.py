@@ -3,6 +3,7 @@ learned state in ``fit``, every random choice from an explicit ``rng``)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -18,7 +19,7 @@ class Method:
     (models x items) and ``estimate(oracle, rng) -> (targets,)``. ``uses_coreset_stream``
     marks methods whose core set is the trial's shared random sample (passed to ``fit`` as
     ``rng``); ``deterministic_fit`` marks methods whose fit depends only on the source
-    matrix, so the harness may reuse a fit across trials with identical sources.
+    matrix, so the trial runner may reuse a fit across trials with identical sources.
     ``rng_stream`` lets methods share a seed stream (P-IRT and GP-IRT share their anchors);
     ``needs_prefit`` names a per-trial fit computed once by its own workflow job.
     """
@@ -28,7 +29,7 @@ class Method:
     deterministic_fit: bool = False
     #: seed stream of ``fit``'s rng when not the shared core-set stream (default "method:<name>")
     rng_stream: str | None = None
-    #: name of a budget-independent per-trial fit the harness may pass as ``fit(..., prefit=)``
+    #: name of a budget-independent per-trial fit the trial runner may pass as ``fit(..., prefit=)``
     needs_prefit: str | None = None
     #: ``fit`` takes ``groups=``, each item's subtask (None: one group)
     uses_item_groups: bool = False
@@ -107,17 +108,21 @@ def register(name: str):
     return deco
 
 
-def make_method(name: str, params: dict | None = None) -> Method:
-    from benchcast import methods as _m  # noqa: F401  (import registers every method)
+class Progress:
+    """Writes 'trial k of K, elapsed, expected remaining' lines at most every ``every`` seconds."""
 
-    if name not in REGISTRY:
-        raise ConfigError(
-            f"unknown method '{name}'. Known methods: {', '.join(sorted(REGISTRY))}. "
-            "Fix: use one of these names in the config's methods list"
-        )
-    try:
-        return REGISTRY[name](**(params or {}))
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(
-            f"bad parameters for method '{name}': {exc}. Fix: see the method's docstring for its parameters"
-        ) from None
+    def __init__(self, total: int, log: Callable[[str], None], label: str, every: float = 10.0):
+        self.total, self.log, self.label, self.every = total, log, label, every
+        self.start = time.perf_counter()
+        self.last = -np.inf
+
+    def __call__(self, done: int) -> None:
+        now = time.perf_counter()
+        if done == self.total or now - self.last >= self.every:
+            self.last = now
+            elapsed = now - self.start
+            remaining = elapsed / done * (self.total - done) if done else float("nan")
+            self.log(
+                f"{self.label}: trial {done} of {self.total}, elapsed {elapsed:.1f}s, "
+                f"expected remaining {remaining:.1f}s"
+            )

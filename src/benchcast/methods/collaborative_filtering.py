@@ -44,7 +44,7 @@ import numpy as np
 from benchcast import seeding
 from benchcast.errors import ConfigError
 from benchcast.methods.base import Method, check_budget, register
-from benchcast.tasks import TaskOracle
+from benchcast.oracle import TaskOracle
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def oversample(
 class CollaborativeFiltering:
     """Algorithms 1-2 over every task of a matrix at once (oversampling reads the other tasks'
     selections). ``fit`` takes the initial models' full results; ``estimate`` asks each target
-    through a :class:`~benchcast.tasks.TaskOracle` and returns (targets, tasks) accuracies."""
+    through a :class:`~benchcast.oracle.TaskOracle` and returns (targets, tasks) accuracies."""
 
     def __init__(self, settings: CFSettings = CFSettings()):
         self.settings = settings

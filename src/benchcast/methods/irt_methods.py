@@ -40,9 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchcast import irt
+from benchcast import irt, seeding
 from benchcast.errors import ConfigError, DataError
-from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.base import Method, Progress, check_budget, register
 from benchcast.methods.prefit import Prefit, register_prefit
 
 #: the IRT fitters (config key ``fitter``) and the keyword arguments each accepts
@@ -213,10 +213,6 @@ def fit_irt_trials(
     are repeated on every trial that uses it (its training cost), and ``shared_from`` names
     the trial that made it.
     """
-    # imported here: benchcast.harness imports the methods package, which imports this module
-    from benchcast import seeding
-    from benchcast.harness import Progress
-
     progress = Progress(len(by_trial), log, "irt")
     fits, made_by = {}, {}
     for k, (trial, (src, _)) in enumerate(sorted(by_trial.items())):
@@ -259,11 +255,9 @@ def trial_anchors(
 ) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], dict[int, float]]:
     """:func:`irt_anchors` of one trial's fit for every budget, each from a fresh generator of
     the ``irt_anchors`` stream -- the generator P-IRT's and GP-IRT's ``fit`` receive in that
-    trial (:func:`benchcast.harness.run_job`), so the anchors are the ones they would draw.
+    trial (:func:`benchcast.trials.runner.run_job`), so the anchors are the ones they would draw.
     Returns ``({budget: (anchors, weights)}, {budget: seconds})`` (``seconds``: the k-means
     time, part of these methods' training time in Table 2)."""
-    from benchcast import seeding
-
     out, seconds = {}, {}
     for n in budgets:
         t0 = time.perf_counter()

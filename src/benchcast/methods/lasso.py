@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 
 from benchcast.errors import ConfigError
-from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.base import Method, Progress, check_budget, register
 from benchcast.methods.prefit import Prefit, register_prefit
 
 
@@ -237,8 +237,6 @@ def lasso_trials(
     import time
 
     import pandas as pd
-
-    from benchcast.harness import Progress  # here: the harness imports the method registry
 
     method = LassoMethod(**(params or {}))
     progress = Progress(len(by_trial), log, "lasso path")

@@ -4,9 +4,9 @@ Some methods spend most of their time on a fit that does not depend on the budge
 P-IRT and GP-IRT (one fit serves both methods and every budget), Lasso's regularisation path (one
 path yields the core set of every budget). A method declares it with ``needs_prefit = "<kind>"``;
 the kind's :class:`Prefit` says how to make the fits of all trials, how to turn them into tables
-and back, and which part of their time counts as the method's training time. The harness
-(:func:`benchcast.harness.run_prefit`, :func:`~benchcast.harness.write_prefit`,
-:func:`~benchcast.harness.read_prefit`) and one generic workflow step store and pass them; a
+and back, and which part of their time counts as the method's training time. The trial runner
+(:func:`benchcast.trials.runner.run_prefit`, :func:`~benchcast.trials.runner.write_prefit`,
+:func:`~benchcast.trials.runner.read_prefit`) and one generic workflow step store and pass them; a
 method called without a prefit makes its own fit, so the library works the same outside the
 workflow.
 """
@@ -62,6 +62,4 @@ def register_prefit(cls: type[Prefit]) -> type[Prefit]:
 
 
 def get_prefit(kind: str) -> Prefit:
-    from benchcast import methods as _m  # noqa: F401  (importing the methods registers their prefits)
-
     return PREFITS[kind]

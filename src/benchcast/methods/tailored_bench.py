@@ -6,7 +6,7 @@ its G-set answers (Section 3.3), then its N-set -- k-medoids on the items embedd
 sources with the G-set as fixed medoids (Section 3.4) -- and its answers on the N-set's other
 items, then the calibrated estimate (Section 3.5). The budget ``n`` is the paper's "inference
 count": the N-set's size, G-set included. Building blocks and every departure from the paper's
-text that its released code makes are in :mod:`benchcast.tailored`.
+text that its released code makes are in :mod:`benchcast.methods.tailored`.
 
 Randomness: ``fit``'s generator draws the G-set; ``estimate``'s is split into one child per target
 (``Generator.spawn``, by target position), which draws that target's item order and initial
@@ -22,7 +22,7 @@ import numpy as np
 
 from benchcast.errors import ConfigError
 from benchcast.methods.base import Method, check_budget, register
-from benchcast.tailored import (
+from benchcast.methods.tailored import (
     METRICS,
     NATIVE_MODES,
     Clara,
@@ -43,10 +43,10 @@ class TailoredBench(Method):
     Parameters: ``g_size`` (10, the paper's G-set), ``metric`` (``manhattan``; ``correlation``,
     ``cosine`` for Table 7), ``calibrate`` (True; False for Table 8), ``native`` (``adaptive``;
     ``dynamic`` for Table 9, ``top``/``fraction``/``band`` with ``native_value`` for Figures 4, 3a,
-    3b -- see :func:`benchcast.tailored.native_sources`), ``g_max_swaps`` (5000) and
+    3b -- see :func:`benchcast.methods.tailored.native_sources`), ``g_max_swaps`` (5000) and
     ``n_max_swaps`` (9000), the released code's PAM iteration caps, and ``clara`` (None, or
     ``{min_items, sample, iterations}``: on benchmarks with more than ``min_items`` items the N-set
-    comes from CLARA, :func:`benchcast.tailored.cluster_items_clara`; the released code's
+    comes from CLARA, :func:`benchcast.methods.tailored.cluster_items_clara`; the released code's
     ARC-Challenge/Hellaswag setting is ``sample: 750, iterations: 10``).
     """
 

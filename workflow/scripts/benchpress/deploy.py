@@ -1,7 +1,7 @@
 from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.data.io import write_parquet_atomic
 from benchcast.studies.benchpress.deploy import deploy_for_new_models
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 M, _, _ = load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)

@@ -1,9 +1,9 @@
 import pandas as pd
 
-from benchcast.plots import rank_sweep_plot
+from benchcast.output.plots import rank_sweep_plot
 from benchcast.studies.benchpress import analysis as bp
 from benchcast.studies.benchpress import geometry as geo
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

@@ -1,6 +1,6 @@
 from benchcast.data.io import write_parquet_atomic
 from benchcast.studies.benchpress import analysis as bp
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

@@ -2,7 +2,7 @@ import pandas as pd
 
 from benchcast.studies.benchpress import analysis as bp
 from benchcast.studies.benchpress import hypotheses as H
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

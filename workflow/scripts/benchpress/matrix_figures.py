@@ -1,8 +1,8 @@
 import pandas as pd
 
-from benchcast.plots import matrix_composition_plot, observation_pattern_plot
+from benchcast.output.plots import matrix_composition_plot, observation_pattern_plot
 from benchcast.studies.benchpress import analysis as bp
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 out = snakemake.output

@@ -2,7 +2,7 @@ import pandas as pd
 
 from benchcast.data.io import write_parquet_atomic
 from benchcast.studies.benchpress import analysis as bp
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 cells = pd.concat([pd.read_parquet(f) for f in snakemake.input], ignore_index=True)

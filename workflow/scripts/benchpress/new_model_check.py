@@ -1,11 +1,11 @@
 import numpy as np
 
-from benchcast.completion.new_model import check_new_models, check_summary, pick_models
 from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.data.io import write_parquet_atomic
+from benchcast.new_model.calibration import check_new_models, check_summary, pick_models
+from benchcast.output.tables import write_table
 from benchcast.studies.benchpress.deploy import deploy_for_new_models
-from benchcast.tables import write_table
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 M, models, benchmarks = load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)

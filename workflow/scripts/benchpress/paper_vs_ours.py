@@ -1,8 +1,8 @@
 import pandas as pd
 
+from benchcast.output.tables import within_tolerance, write_table
 from benchcast.studies.benchpress import analysis as bp
-from benchcast.tables import within_tolerance, write_table
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 inp = snakemake.input

@@ -1,8 +1,8 @@
 import json
 
-from benchcast.plots import probe_curves_plot
+from benchcast.output.plots import probe_curves_plot
 from benchcast.studies.benchpress import analysis as bp
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

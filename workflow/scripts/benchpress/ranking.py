@@ -1,5 +1,5 @@
 from benchcast.studies.benchpress import analysis as bp
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

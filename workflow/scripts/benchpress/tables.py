@@ -1,9 +1,9 @@
 import pandas as pd
 
-from benchcast.plots import grid_heatmaps
+from benchcast.output.plots import grid_heatmaps
+from benchcast.output.tables import write_table
 from benchcast.studies.benchpress import analysis as bp
-from benchcast.tables import write_table
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

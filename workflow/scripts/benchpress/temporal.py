@@ -1,7 +1,7 @@
 from benchcast.data.io import write_parquet_atomic
-from benchcast.plots import temporal_plot
+from benchcast.output.plots import temporal_plot
 from benchcast.studies.benchpress import analysis as bp
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

@@ -3,9 +3,9 @@ from pathlib import Path
 import pandas as pd
 
 from benchcast.data.task_matrix import load_task_matrix
+from benchcast.output.tables import write_table
 from benchcast.studies.cf_tasks import analysis, figures
-from benchcast.tables import write_table
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 root = Path(snakemake.input.models[0]).parents[1]

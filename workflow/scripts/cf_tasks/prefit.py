@@ -3,9 +3,9 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from benchcast.data.task_matrix import load_task_matrix
-from benchcast.harness import write_prefit
 from benchcast.studies.cf_tasks.protocol import irt_prefit
-from benchcast.workflow_support import job_logger
+from benchcast.trials.runner import write_prefit
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params

@@ -5,10 +5,10 @@ from threadpoolctl import threadpool_limits
 
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.data.task_matrix import load_task_matrix
-from benchcast.harness import read_prefit
 from benchcast.studies.cf_tasks.protocol import run_cell
 from benchcast.studies.cf_tasks.tune import repeat_settings
-from benchcast.workflow_support import job_logger
+from benchcast.trials.runner import read_prefit
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params

@@ -1,8 +1,8 @@
 import pandas as pd
 
+from benchcast.output.tables import write_table
 from benchcast.studies.cf_tasks import analysis, figures
-from benchcast.tables import write_table
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p, out = snakemake.params, snakemake.output

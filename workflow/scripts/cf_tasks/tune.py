@@ -8,8 +8,8 @@ from benchcast.data.task_matrix import load_task_matrix
 from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.studies.cf_tasks.protocol import make_split
 from benchcast.studies.cf_tasks.tune import tune
-from benchcast.tasks import task_budgets
-from benchcast.workflow_support import job_logger
+from benchcast.trials.tasks import task_budgets
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params

@@ -1,6 +1,6 @@
 from benchcast.data.catalog import load_catalog
 from benchcast.data.download import download, find_file
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 catalog = load_catalog(snakemake.params.catalog)

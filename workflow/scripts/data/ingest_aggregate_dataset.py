@@ -4,7 +4,7 @@ from benchcast.data.aggregate import write_aggregate
 from benchcast.data.aggregate_ingest import read_aggregate
 from benchcast.data.catalog import load_catalog
 from benchcast.data.raw_files import verify_checksums
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 catalog = load_catalog(snakemake.params.catalog)

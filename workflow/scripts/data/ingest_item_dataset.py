@@ -1,7 +1,7 @@
 from benchcast.data.catalog import load_catalog
 from benchcast.data.item_level import build_tables, write_tables
 from benchcast.data.raw_files import verify_checksums
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 spec = load_catalog(snakemake.params.catalog)[snakemake.wildcards.dataset]

@@ -3,10 +3,10 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from benchcast.deploy.fits import build_fit
-from benchcast.deploy.matrix import load_leaderboard
+from benchcast.new_model.fits import build_fit
+from benchcast.new_model.leaderboard import load_leaderboard
 from benchcast.studies.deploy.heldout import cli_seconds
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params

@@ -3,9 +3,9 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from benchcast.data.item_level import write_parquet_atomic
-from benchcast.deploy.matrix import load_leaderboard
+from benchcast.new_model.leaderboard import load_leaderboard
 from benchcast.studies.deploy.heldout import TIMING_COLUMNS, heldout, summarise
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params

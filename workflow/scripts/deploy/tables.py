@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchcast.output.tables import write_table
 from benchcast.studies.deploy.heldout import tables
-from benchcast.tables import write_table
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p, out = snakemake.params, snakemake.output

@@ -5,7 +5,7 @@ import numpy as np
 from benchcast import seeding
 from benchcast.data.item_level import load_response_matrix
 from benchcast.studies.irt_validation.analysis import make_mask
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 matrix = load_response_matrix(Path(snakemake.input.models).parent, snakemake.wildcards.dataset)

@@ -6,7 +6,7 @@ import numpy as np
 from benchcast import seeding
 from benchcast.data.item_level import load_response_matrix
 from benchcast.methods.irt_methods import fit_irt
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)  # one BLAS thread, as py-irt gets one torch thread
 matrix = load_response_matrix(Path(snakemake.input.models).parent, snakemake.wildcards.dataset)

@@ -6,7 +6,7 @@ from scipy.special import expit
 
 from benchcast.data.item_level import load_response_matrix
 from benchcast.studies.irt_validation import analysis as iv
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

@@ -1,7 +1,7 @@
 import pandas as pd
 
 from benchcast.studies.mdad import figures
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p, out = snakemake.params, snakemake.output

@@ -1,5 +1,5 @@
 from benchcast.studies.mdad.report import write_percent
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 p, out = snakemake.params, snakemake.output
 write_percent(

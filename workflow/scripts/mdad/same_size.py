@@ -1,5 +1,5 @@
 from benchcast.studies.mdad.report import write_same_size
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 p = snakemake.params
 write_same_size(

@@ -6,7 +6,7 @@ from threadpoolctl import threadpool_limits
 from benchcast.data.item_level import load_response_matrix, write_parquet_atomic
 from benchcast.errors import ConfigError
 from benchcast.studies.mdad.protocol import run_cell, select_models
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 
 from benchcast.data.item_level import load_response_matrix
-from benchcast.plots import binned_bars
+from benchcast.output.plots import binned_bars
 from benchcast.studies.misses_the_mark.analysis import per_target, similarity_bins
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 d = snakemake.params.dataset

@@ -3,8 +3,8 @@ from pathlib import Path
 import pandas as pd
 
 from benchcast.data.item_level import load_response_matrix
-from benchcast.harness import run_prefit, write_prefit
-from benchcast.workflow_support import job_logger
+from benchcast.trials.runner import run_prefit, write_prefit
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 w = snakemake.wildcards

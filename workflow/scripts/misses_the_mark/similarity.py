@@ -3,9 +3,9 @@ from pathlib import Path
 import pandas as pd
 
 from benchcast.data.item_level import load_response_matrix, write_parquet_atomic
-from benchcast.plots import annotated_heatmap
+from benchcast.output.plots import annotated_heatmap
 from benchcast.studies.misses_the_mark.analysis import METHOD_LABELS, heatmap_table, per_target, similarity_correlation
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 matrices, sim_caches, frames, rows = {}, {}, [], []

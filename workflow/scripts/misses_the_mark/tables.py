@@ -2,10 +2,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchcast.plots import annotated_heatmap
+from benchcast.output.plots import annotated_heatmap
+from benchcast.output.tables import within_tolerance, write_table
 from benchcast.studies.misses_the_mark import analysis as mtm
-from benchcast.tables import within_tolerance, write_table
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchcast.paper_index import render_index
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.paper_index import render_index
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

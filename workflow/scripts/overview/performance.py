@@ -3,10 +3,10 @@ from pathlib import Path
 
 import yaml
 
-from benchcast.performance import performance_table
-from benchcast.tables import write_table
-from benchcast.workflow_dag import dependencies, measured, plan
-from benchcast.workflow_support import job_logger
+from benchcast.output.tables import write_table
+from benchcast.workflow.dag import dependencies, measured, plan
+from benchcast.workflow.performance import performance_table
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

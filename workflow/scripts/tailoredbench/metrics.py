@@ -2,7 +2,7 @@ import pandas as pd
 
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.studies.tailoredbench.analysis import run_metrics
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 frames = [

@@ -4,8 +4,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from benchcast.data.item_level import load_response_matrix, write_parquet_atomic
-from benchcast.harness import read_prefit, run_job
-from benchcast.workflow_support import job_logger
+from benchcast.trials.runner import read_prefit, run_job
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params

@@ -1,8 +1,8 @@
 from pathlib import Path
 
 from benchcast.data.item_level import load_response_matrix, write_parquet_atomic
-from benchcast.harness import make_splits
-from benchcast.workflow_support import job_logger
+from benchcast.trials.runner import make_splits
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

@@ -1,7 +1,7 @@
 import pandas as pd
 
 from benchcast.studies.tailoredbench.report import write_report
-from benchcast.workflow_support import job_logger
+from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params

@@ -304,10 +304,10 @@ def reliability_study(
     calibration of the hybrid risk, and the deployable hybrid model for new models.
 
     Returns a dict of DataFrames ``features, risk_coverage, conformal, trust, architectures`` and
-    ``deployed`` (a :class:`~benchcast.completion.deploy.DeployedReliability`).
+    ``deployed`` (a :class:`~benchcast.new_model.complete.DeployedReliability`).
     """
     from benchcast.completion import reliability as rel
-    from benchcast.completion.deploy import build_deployed
+    from benchcast.new_model.complete import build_deployed
 
     preds = {key: evaluate_predictor(M, folds, cfg.predict) for key, cfg in PAPER_PREDICTORS.configs().items()}
     feats = rel.fold_features(

@@ -39,7 +39,7 @@ import pandas as pd
 
 from benchcast.completion.evaluation import Fold, evaluate_predictor, summarize_folds, validate_folds
 from benchcast.completion.pipeline import predict_scores
-from benchcast.metrics import completion_errors
+from benchcast.stats.metrics import completion_errors
 
 __all__ = [
     "PAPER_RANKS",

@@ -54,14 +54,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from benchcast.metrics import completion_errors
+from benchcast.stats.metrics import completion_errors
 from benchcast.studies.benchpress.predictor import PredictBatch, predict_default_batch
-from benchcast.studies.benchpress.ranking import (
-    pairwise_ranking_accuracy,
-    probe_ranking_accuracy,
-    ranking_objective,
-    ranking_preservation,
-)
+from benchcast.studies.benchpress.ranking import pairwise_ranking_accuracy, ranking_preservation
 from benchcast.studies.benchpress.temporal import (
     summarize_temporal,
     temporal_deployment,
@@ -452,3 +447,49 @@ def summarize_random(baseline: pd.DataFrame) -> pd.DataFrame:
             )
         out.append(rec)
     return pd.DataFrame(out)
+
+
+def probe_ranking_accuracy(ev: ProbeEval, margin: float = 5.0) -> dict:
+    """Figure 6 / Table 15 metric: same-benchmark pairwise accuracy of a probe evaluation.
+
+    The paper's code (``ranking_preservation/greedy_probe_set/all_known/run.py``) marks
+    *every* observed cell as evaluated (probe cells are exact and stay in the denominator),
+    groups by benchmark and takes the median over benchmarks of the per-benchmark accuracy.
+    Returns ``accuracy`` (that median), ``n_pairs``, ``n_correct`` and ``pooled_accuracy``.
+    """
+    c = ev.cells
+    per = pairwise_ranking_accuracy(
+        c["actual"].to_numpy(),
+        c["predicted"].to_numpy(),
+        np.ones(len(c), dtype=bool),
+        c["benchmark"].to_numpy(),
+        margin,
+    )
+    acc = per["accuracy"].dropna()
+    n, k = int(per["n_pairs"].sum()), int(per["n_correct"].sum())
+    return {
+        "margin": float(margin),
+        "accuracy": float(np.median(acc)) if len(acc) else float("nan"),
+        "n_pairs": n,
+        "n_correct": k,
+        "pooled_accuracy": k / n if n else float("nan"),
+    }
+
+
+def ranking_objective(margin: float = 5.0) -> Callable[[pd.DataFrame], float]:
+    """Table 15's greedy objective: minus the median-over-benchmarks pairwise ranking accuracy at
+    ``margin`` of a probe evaluation's cells (the quantity of :func:`probe_ranking_accuracy`),
+    so that :func:`greedy_probe_sets`, which minimizes, picks the most ranking-preserving probe."""
+
+    def objective(cells: pd.DataFrame) -> float:
+        per = pairwise_ranking_accuracy(
+            cells["actual"].to_numpy(),
+            cells["predicted"].to_numpy(),
+            np.ones(len(cells), dtype=bool),
+            cells["benchmark"].to_numpy(),
+            margin,
+        )
+        acc = per["accuracy"].dropna()
+        return -float(np.median(acc)) if len(acc) else float("inf")
+
+    return objective

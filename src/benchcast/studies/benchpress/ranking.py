@@ -5,14 +5,10 @@ Pairwise ranking accuracy at score margins, over held-out folds and along probe 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-
-if TYPE_CHECKING:
-    from benchcast.studies.benchpress.probes import ProbeEval
 
 
 def _pair_counts(
@@ -166,49 +162,3 @@ def ranking_preservation(
     per.insert(0, "fold", (per["group"] // n_b).astype(np.int64))
     per = per.drop(columns="group")
     return per, _median_by(per, "benchmark")
-
-
-def probe_ranking_accuracy(ev: ProbeEval, margin: float = 5.0) -> dict:
-    """Figure 6 / Table 15 metric: same-benchmark pairwise accuracy of a probe evaluation.
-
-    The paper's code (``ranking_preservation/greedy_probe_set/all_known/run.py``) marks
-    *every* observed cell as evaluated (probe cells are exact and stay in the denominator),
-    groups by benchmark and takes the median over benchmarks of the per-benchmark accuracy.
-    Returns ``accuracy`` (that median), ``n_pairs``, ``n_correct`` and ``pooled_accuracy``.
-    """
-    c = ev.cells
-    per = pairwise_ranking_accuracy(
-        c["actual"].to_numpy(),
-        c["predicted"].to_numpy(),
-        np.ones(len(c), dtype=bool),
-        c["benchmark"].to_numpy(),
-        margin,
-    )
-    acc = per["accuracy"].dropna()
-    n, k = int(per["n_pairs"].sum()), int(per["n_correct"].sum())
-    return {
-        "margin": float(margin),
-        "accuracy": float(np.median(acc)) if len(acc) else float("nan"),
-        "n_pairs": n,
-        "n_correct": k,
-        "pooled_accuracy": k / n if n else float("nan"),
-    }
-
-
-def ranking_objective(margin: float = 5.0) -> Callable[[pd.DataFrame], float]:
-    """Table 15's greedy objective: minus the median-over-benchmarks pairwise ranking accuracy at
-    ``margin`` of a probe evaluation's cells (the quantity of :func:`probe_ranking_accuracy`),
-    so that :func:`greedy_probe_sets`, which minimizes, picks the most ranking-preserving probe."""
-
-    def objective(cells: pd.DataFrame) -> float:
-        per = pairwise_ranking_accuracy(
-            cells["actual"].to_numpy(),
-            cells["predicted"].to_numpy(),
-            np.ones(len(cells), dtype=bool),
-            cells["benchmark"].to_numpy(),
-            margin,
-        )
-        acc = per["accuracy"].dropna()
-        return -float(np.median(acc)) if len(acc) else float("inf")
-
-    return objective

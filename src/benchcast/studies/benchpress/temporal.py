@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from benchcast.metrics import completion_errors
+from benchcast.stats.metrics import completion_errors
 from benchcast.studies.benchpress.predictor import PredictBatch, predict_default_batch
 
 TEMPORAL_WINDOW = ("2025-01-20", "2025-11-13")

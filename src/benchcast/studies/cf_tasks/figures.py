@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from benchcast.plots import _save, plt
+from benchcast.output.plots import _save, plt
 
 PANELS = [
     ("mae", "MAE (accuracy)"),

@@ -5,12 +5,12 @@ per-task budgets.
 - **Splits**: ``date`` -- the oldest three quarters of the models with a release key are the initial
   models, the rest new (the paper's 3:1 split by release date; models without a key are left out);
   ``random`` -- a random 3:1 split of all models, redrawn per repeat (where dates are missing).
-- **Budgets**: :func:`benchcast.tasks.task_budgets` (``ratio * |T_i|``, at least 20 items, all of a
+- **Budgets**: :func:`benchcast.trials.tasks.task_budgets` (``ratio * |T_i|``, at least 20 items, all of a
   smaller task).
 - **Repeats**: the paper repeats stochastic methods 5 times; each repeat ``r`` seeds the method's
   streams ``cf_tasks:<method>:<r>:...`` (and the random split's).
 - **Methods**: ``cf`` (:mod:`benchcast.methods.collaborative_filtering`) or any item-level method of the
-  registry run per task (:func:`benchcast.tasks.run_per_task`).
+  registry run per task (:func:`benchcast.trials.tasks.run_per_task`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import pandas as pd
 
 from benchcast import seeding
 from benchcast.data.task_matrix import TaskMatrix
-from benchcast.harness import PrefitResult
+from benchcast.methods import get_prefit
 from benchcast.methods.collaborative_filtering import CFSettings, cf_estimates
-from benchcast.methods.prefit import get_prefit
-from benchcast.tasks import ReleaseSplit, random_split, release_split, run_per_task, task_budgets, task_metrics
+from benchcast.trials.runner import PrefitResult
+from benchcast.trials.tasks import ReleaseSplit, random_split, release_split, run_per_task, task_budgets, task_metrics
 
 SPLITS = ("date", "random")
 
@@ -136,7 +136,7 @@ def run_cell(
     :func:`irt_prefit` for the methods with ``needs_prefit``. Returns per
     repeat, new model and task ``repeat, model_id, task, estimate, truth, budget, spent``, and per
     repeat the task-level metrics
-    (:func:`benchcast.tasks.task_metrics`, ranks among that repeat's initial models) with
+    (:func:`benchcast.trials.tasks.task_metrics`, ranks among that repeat's initial models) with
     ``budget_items`` (the items every new model may spend, all tasks), ``initial``, ``new`` and
     ``seconds`` (fit and estimate for every new model)."""
     budgets = task_budgets(matrix.task_sizes, ratio, floor)

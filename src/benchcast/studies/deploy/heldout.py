@@ -3,9 +3,9 @@ model once, through the same functions the command line calls.
 
 The models are dealt into ``outer_folds`` folds (seed stream ``deploy:heldout``). For each fold,
 the leaderboard without it is what a user would have: its deployable fit and calibration are built
-exactly as the command line builds them (:func:`benchcast.deploy.fits.build_fit`, written and read
-back), then each model of the fold answers the items :func:`~benchcast.deploy.api.next_items`
-selects, batch by batch, from its own row, and :func:`~benchcast.deploy.api.estimate_from` gives
+exactly as the command line builds them (:func:`benchcast.new_model.fits.build_fit`, written and read
+back), then each model of the fold answers the items :func:`~benchcast.new_model.api.next_items`
+selects, batch by batch, from its own row, and :func:`~benchcast.new_model.api.estimate_from` gives
 its estimate and interval. Coverage, mean width and error are then those a user would see.
 
 Each fold is a user with its own ``--seed`` (:func:`fold_seed`), because the intervals promise
@@ -32,10 +32,10 @@ import pandas as pd
 
 from benchcast import seeding
 from benchcast.data.item_level import ResponseMatrix
-from benchcast.deploy.answers import read_answers
-from benchcast.deploy.api import estimate_from, next_items
-from benchcast.deploy.fits import build_fit, load_fit
-from benchcast.deploy.matrix import Leaderboard, checksum
+from benchcast.new_model.answers import read_answers
+from benchcast.new_model.api import estimate_from, next_items
+from benchcast.new_model.fits import build_fit, load_fit
+from benchcast.new_model.leaderboard import Leaderboard, checksum
 
 #: the measured columns of :func:`heldout`'s rows (kept apart: the other columns are deterministic)
 TIMING_COLUMNS = ("select_seconds", "estimate_seconds", "fit_seconds")
@@ -179,7 +179,7 @@ def cli_seconds(
     """Wall seconds of ``benchcast select`` (each batch) and ``benchcast estimate``, each a new
     process, with the deployable fit in ``data_dir``; answers are those of the leaderboard's first
     model (only the timing matters here)."""
-    from benchcast.deploy.matrix import load_leaderboard
+    from benchcast.new_model.leaderboard import load_leaderboard
 
     board = load_leaderboard(dataset, data_dir)
     row = dict(zip(board.matrix.item_ids, board.matrix.scores[0]))

@@ -38,7 +38,7 @@ import pandas as pd
 from scipy.special import expit
 from scipy.stats import pearsonr, spearmanr
 
-from benchcast.tables import to_markdown
+from benchcast.output.tables import to_markdown
 
 __all__ = [
     "OURS",

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.mdad import (
+from benchcast.stats.mdad import (
     BinCounts,
     Binning,
     Criterion,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from benchcast.plots import _save, plt
+from benchcast.output.plots import _save, plt
 from benchcast.studies.mdad.analysis import PAPER_TECHNIQUES
 
 CURVE_BIN_POINTS = 1.0  # the paper draws agreement curves in 1-point bins (MDAD uses 0.5)

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.mdad import Criterion, pair_bootstrap_interval, trial_bootstrap_interval
-from benchcast.metrics import kendall_tau
+from benchcast.stats.mdad import Criterion, pair_bootstrap_interval, trial_bootstrap_interval
+from benchcast.stats.metrics import kendall_tau
 from benchcast.studies.mdad.analysis import cell_counts
 from benchcast.studies.mdad.protocol import SPLITS, run_cell
 

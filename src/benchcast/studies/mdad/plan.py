@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
-from benchcast.methods import REGISTRY
-from benchcast.methods.base import make_method
+from benchcast.methods import REGISTRY, make_method
 
 RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 TIMING = "results/timing/mdad/{dataset}/{method}/n_source={n_source}.parquet"

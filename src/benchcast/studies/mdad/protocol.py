@@ -19,7 +19,7 @@ A **cell** runs one item-level method at each size ``k``: ``fit`` on the sources
 ``estimate`` through an :class:`~benchcast.oracle.Oracle` over the targets' seen-half answers
 (budget ``k``), and records per target the estimate and the correct counts on both halves --
 what agreement, MDAD, estimation error and Kendall's tau are computed from
-(:mod:`benchcast.mdad`, :func:`trial_metrics`).
+(:mod:`benchcast.stats.mdad`, :func:`trial_metrics`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.methods.base import make_method
+from benchcast.methods import make_method
 from benchcast.methods.irt_methods import fit_trial_irt
-from benchcast.metrics import kendall_tau
 from benchcast.oracle import Oracle
+from benchcast.stats.metrics import kendall_tau
 
 SPLITS = ("seen", "unseen")
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from benchcast.output.tables import write_table
 from benchcast.studies.mdad.analysis import (
     SENSITIVITY_COLUMNS,
     TABLE3_COLUMNS,
@@ -19,7 +20,6 @@ from benchcast.studies.mdad.analysis import (
     trials_table,
 )
 from benchcast.studies.mdad.summaries import cross_paper, cross_paper_summary, table5
-from benchcast.tables import write_table
 
 COMPARISON_COLUMNS = [
     "dataset", "table", "method", "n_source", "split", "k", "ours", "paper", "diff", "tolerance", "within",

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 
 from benchcast.data.item_level import ResponseMatrix
-from benchcast.harness import splits_by_trial
-from benchcast.metrics import estimation_gap, model_similarity, normalized_gap, rank_agreement, reduction
-from benchcast.tables import to_markdown
+from benchcast.output.tables import to_markdown
+from benchcast.stats.metrics import estimation_gap, model_similarity, normalized_gap, rank_agreement, reduction
+from benchcast.trials.runner import splits_by_trial
 
 # The paper's column order (Figures 2, 3, 6-11) and row order.
 METHOD_ORDER = [

@@ -14,7 +14,7 @@ from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY
-from benchcast.workflow_support import dataset_tables
+from benchcast.workflow.support import dataset_tables
 
 RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
 TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
@@ -121,7 +121,7 @@ class Plan:
     def method_params(self, label: str, split: str) -> dict:
         """Only this method's parameters (changing another method's does not rerun its jobs);
         P-IRT / GP-IRT get the shared IRT fit's settings for the split, and ``trials_by_method``
-        becomes the harness's ``max_trials``."""
+        becomes the trial runner's ``max_trials``."""
         params = dict(self._method_params.get(label, {}))
         if self.prefit(label) == "irt":
             if "irt" in params:
@@ -157,7 +157,7 @@ class Plan:
 
     def group_priority(self, group: str) -> int:
         """The Snakemake priority of a SLURM job group: its highest member's. Every job of the group
-        passes it to SLURM (benchcast.job_resources.slurm_nice), so that SLURM, too, starts the
+        passes it to SLURM (benchcast.workflow.resources.slurm_nice), so that SLURM, too, starts the
         IRT fits first and the few-second bundles last."""
         members = [
             self.run_priority(label, n)

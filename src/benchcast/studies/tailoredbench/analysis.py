@@ -3,7 +3,7 @@ means over the runs, the one-sided Z-test, the pairwise ranking accuracy, and th
 the paper's numbers.
 
 Per run (one trial of a job): Kendall's tau-b between the estimates and the true accuracies of the
-target models (:func:`benchcast.metrics.kendall_tau`; NaN, e.g. constant estimates, counts as 0,
+target models (:func:`benchcast.stats.metrics.kendall_tau`; NaN, e.g. constant estimates, counts as 0,
 as in the released code) and the mean absolute error of accuracy on a 0-1 scale. The
 pairwise ranking accuracy is the share of target pairs with different true accuracies that the
 estimates order the same way (a tie in the estimates counts one half).
@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchcast.metrics import kendall_tau
-from benchcast.tables import within_tolerance
+from benchcast.output.tables import within_tolerance
+from benchcast.stats.metrics import kendall_tau
 
 METRICS = ("tau", "mae")
 

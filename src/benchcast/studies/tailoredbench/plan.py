@@ -18,7 +18,7 @@ from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY
 from benchcast.methods.irt_methods import check_fit_params
-from benchcast.workflow_support import dataset_tables
+from benchcast.workflow.support import dataset_tables
 
 SPLITS = "results/splits/tailoredbench/{dataset}.parquet"
 RUNS = "results/runs/tailoredbench/{dataset}/{setting}/n={n}.parquet"

@@ -6,9 +6,9 @@ from collections.abc import Callable, Mapping
 
 import pandas as pd
 
-from benchcast import plots
+from benchcast.output import plots
+from benchcast.output.tables import write_table
 from benchcast.studies.tailoredbench import analysis
-from benchcast.tables import write_table
 
 FIGURE_AXES = {
     "figure3a": (

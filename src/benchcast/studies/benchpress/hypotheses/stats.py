@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from benchcast.completion.evaluation import Fold, train_matrix
-from benchcast.metrics import completion_errors
+from benchcast.stats.metrics import completion_errors
 from benchcast.studies.benchpress.predictor import PredictBatch, predict_default_batch
 
 ALPHA = 0.01

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from benchcast.mdad import Binning
+from benchcast.stats.mdad import Binning
 
 
 def agreement_probability(d, q, k: int, pool: int | None = None, continuity: bool = True) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""``benchcast plan``: how many items a micro-benchmark needs (:mod:`benchcast.planner`).
+"""``benchcast plan``: how many items a micro-benchmark needs (:mod:`benchcast.new_model.planner`).
 
 ::
 
@@ -7,9 +7,9 @@
     benchcast plan musr --size 100 --models a,b,c   # which of these pairs 100 random items resolve
     benchcast plan my_leaderboard.csv --difference 3   # a models x items CSV (first column model_id, 0/1 cells)
 
-``DATASET`` is an ingested catalog dataset (``--data-dir``, default ``results/data``) or a CSV /
+``DATASET`` is an ingested catalog dataset (under ``<data-dir>/data/``, ``--data-dir`` default ``results``) or a CSV /
 Parquet file of a models x items matrix whose first column, ``model_id`` (or ``model``), names the
-models (read as ``benchcast select`` reads it, :mod:`benchcast.deploy.matrix`). Where the MDAD study has run on
+models (read as ``benchcast select`` reads it, :mod:`benchcast.new_model.leaderboard`). Where the MDAD study has run on
 the dataset (``--mdad-table``, default ``results/tables/mdad/mdad.csv``), its measured MDAD per
 selector and size is printed too.
 """
@@ -22,28 +22,39 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast.deploy.matrix import load_leaderboard
+from benchcast.cli.common import add_data_dir, log
 from benchcast.errors import DataError
+from benchcast.new_model.leaderboard import load_leaderboard
 
 DEFAULT_MDAD_TABLE = "results/tables/mdad/mdad.csv"
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("plan", help="how many items a micro-benchmark needs to tell models apart (MDAD)")
-    p.add_argument("dataset", help="an ingested catalog dataset, or a models x items CSV/Parquet (column `model`)")
+    p.add_argument(
+        "dataset", help="an ingested catalog dataset, or a models x items CSV/Parquet (first column model_id)"
+    )
     p.add_argument("--difference", type=float, help="accuracy difference to detect, in points (e.g. 3)")
     p.add_argument("--size", type=int, help="micro-benchmark size k: the difference it resolves")
     p.add_argument("--models", help="comma-separated model ids: which of their pairs --size items resolve")
     p.add_argument("--threshold", type=float, default=0.8, help="share of right rankings required (default 0.8)")
-    p.add_argument("--data-dir", default="results/data", help="ingested datasets (default results/data)")
+    add_data_dir(p)
     p.add_argument("--mdad-table", default=DEFAULT_MDAD_TABLE, help="the MDAD study's mdad.csv, if it has run")
     p.add_argument("--out", help="also write the table printed last as CSV here")
 
 
 def _matrix(dataset: str, data_dir: str) -> tuple[str, np.ndarray, list[str]]:
-    """An ingested dataset under ``data_dir`` or a user's models x items CSV/Parquet (its first
-    column ``model_id``, or ``model``), read and checked as ``benchcast select`` reads them."""
-    board = load_leaderboard(dataset, datasets_dir=data_dir)
+    """An ingested dataset under ``<data_dir>/data/`` or a user's models x items CSV/Parquet (its
+    first column ``model_id``, or ``model``), read and checked as ``benchcast select`` reads them.
+    A ``data_dir`` that holds the dataset itself (``--data-dir results/data``, the meaning before
+    0.2.0) is still read, with a warning."""
+    if (Path(data_dir) / dataset / "responses.parquet").is_file():
+        log(
+            f"benchcast plan: --data-dir is now the results folder (as for select/estimate); read {data_dir} as the datasets folder"
+        )
+        board = load_leaderboard(dataset, datasets_dir=data_dir)
+    else:
+        board = load_leaderboard(dataset, data_dir=data_dir)
     name = board.key if board.path.is_dir() else board.path.stem
     return name, board.matrix.scores, list(board.matrix.model_ids)
 
@@ -63,7 +74,7 @@ def _check(args) -> None:
 
 def run(args) -> int:
     # on first use: scipy.stats costs half a second, which `benchcast select` / `estimate` need not pay
-    from benchcast.planner import agreement_probability, approximate_mdad, model_pairs, required_items
+    from benchcast.new_model.planner import agreement_probability, approximate_mdad, model_pairs, required_items
 
     _check(args)
     name, scores, model_ids = _matrix(args.dataset, args.data_dir)

@@ -16,10 +16,10 @@ import pandas as pd
 
 from benchcast import seeding
 from benchcast.data.item_level import ResponseMatrix, write_parquet_atomic
-from benchcast.methods.base import make_method
-from benchcast.methods.prefit import get_prefit
+from benchcast.methods import get_prefit, make_method
+from benchcast.methods.base import Progress
 from benchcast.oracle import Oracle
-from benchcast.splits import make_split
+from benchcast.trials.splits import make_split
 
 
 def make_splits(
@@ -94,26 +94,6 @@ def read_prefit(folder: str | Path, kind: str) -> PrefitResult:
     folder = Path(folder)
     tables = {p.stem: pd.read_parquet(p) for p in sorted(folder.glob("*.parquet")) if p.stem != "timing"}
     return PrefitResult(kind, get_prefit(kind).from_tables(tables), pd.read_parquet(folder / "timing.parquet"))
-
-
-class Progress:
-    """Writes 'trial k of K, elapsed, expected remaining' lines at most every ``every`` seconds."""
-
-    def __init__(self, total: int, log: Callable[[str], None], label: str, every: float = 10.0):
-        self.total, self.log, self.label, self.every = total, log, label, every
-        self.start = time.perf_counter()
-        self.last = -np.inf
-
-    def __call__(self, done: int) -> None:
-        now = time.perf_counter()
-        if done == self.total or now - self.last >= self.every:
-            self.last = now
-            elapsed = now - self.start
-            remaining = elapsed / done * (self.total - done) if done else float("nan")
-            self.log(
-                f"{self.label}: trial {done} of {self.total}, elapsed {elapsed:.1f}s, "
-                f"expected remaining {remaining:.1f}s"
-            )
 
 
 def run_job(

@@ -1,19 +1,19 @@
 """Deployable fits: a method fitted on every model of a leaderboard, with the residuals that
 calibrate its intervals, stored under ``<data_dir>/models/<dataset>/<method>/n=<budget>/``.
 
-* ``fit.json`` + ``arrays.parquet`` (:mod:`benchcast.deploy.state`): the fitted method, with its
+* ``fit.json`` + ``arrays.parquet`` (:mod:`benchcast.new_model.state`): the fitted method, with its
   settings, seed, budget, the leaderboard's checksum and the selection id;
 * ``calibration.parquet``: one row per model of the leaderboard (``model_id, fold, estimate,
   truth``): the model's estimate by the same method fitted without the model's fold, the model
-  answering alone exactly as a new model does (:mod:`benchcast.deploy.replay`'s single target).
+  answering alone exactly as a new model does (:mod:`benchcast.new_model.replay`'s single target).
   Split-conformal intervals (:func:`conformal_halfwidth`) come from these residuals, as the
   BenchPress reliability layer calibrates on held-out models. ``folds`` models-out folds stand in
   for leave-one-model-out (every model is held out once; ``folds`` = the number of models is
   leave-one-out exactly) so that an IRT method needs ``folds`` refits, not one per model.
 
-Seeds follow the harness (:func:`benchcast.harness.run_job`): the deployable fit is trial 0 of
+Seeds follow the trial runner (:func:`benchcast.trials.runner.run_job`): the deployable fit is trial 0 of
 ``seed``; calibration fold ``k`` is trial ``k + 1``. So the fit, and the estimate a new model
-gets, are what the workflow's harness computes for the same sources, settings and seed.
+gets, are what the workflow's trial runner computes for the same sources, settings and seed.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ import pandas as pd
 
 from benchcast import seeding
 from benchcast.data.item_level import write_parquet_atomic
-from benchcast.deploy.matrix import Leaderboard
-from benchcast.deploy.state import read_state, write_state
 from benchcast.errors import ConfigError, DataError
-from benchcast.methods.base import Method, make_method
+from benchcast.methods import Method, make_method
+from benchcast.new_model.leaderboard import Leaderboard
+from benchcast.new_model.state import OldFitFormat, read_state, write_state
 from benchcast.oracle import Oracle
 
 DEFAULT_FOLDS = 10
@@ -49,7 +49,7 @@ class DeployedFit:
 
 
 def fit_stream(method: Method) -> str:
-    """The seed stream of ``method``'s fit, as the harness names it."""
+    """The seed stream of ``method``'s fit, as the trial runner names it."""
     return "coreset" if method.uses_coreset_stream else (method.rng_stream or f"method:{method.name}")
 
 
@@ -87,7 +87,7 @@ def stored_budget(data_dir: str | Path, board: Leaderboard, method: str, selecti
 def fit_method(
     method: str, params: dict | None, scores: np.ndarray, subtasks, budget: int, seed: int, trial: int
 ) -> Method:
-    """``method`` fitted on ``scores`` (every row a source) with the harness's seed streams."""
+    """``method`` fitted on ``scores`` (every row a source) with the trial runner's seed streams."""
     m = make_method(method, params)
     if budget < m.min_budget() or budget >= scores.shape[1]:
         raise ConfigError(
@@ -159,13 +159,25 @@ def build_fit(
 
 
 def load_fit(
-    board: Leaderboard, method: str, params: dict | None, budget: int, seed: int, data_dir: str | Path, folds: int
+    board: Leaderboard,
+    method: str,
+    params: dict | None,
+    budget: int,
+    seed: int,
+    data_dir: str | Path,
+    folds: int,
+    log=print,
 ) -> DeployedFit | None:
-    """The stored fit for exactly these settings, or None when there is none (or it is stale)."""
+    """The stored fit for exactly these settings, or None when there is none, it is stale or of an
+    older stored-fit format (said through ``log``)."""
     folder = fit_folder(data_dir, board, method, budget)
     if not (folder / "fit.json").is_file():
         return None
-    m, meta = read_state(folder)
+    try:
+        m, meta = read_state(folder)
+    except OldFitFormat as old:
+        log(f"{old}: rebuilding")
+        return None
     if not isinstance(m, Method):
         raise DataError(folder / "fit.json", "state", "does not hold a method", "delete the folder and rebuild the fit")
     wanted = make_method(method, params)

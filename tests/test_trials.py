@@ -1,4 +1,4 @@
-"""Tests for benchcast.harness: splits table, run_job outputs, determinism, fit reuse, paired core sets."""
+"""Tests for benchcast.trials.runner: splits table, run_job outputs, determinism, fit reuse, paired core sets."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from threadpoolctl import threadpool_limits
 
 from benchcast import seeding
 from benchcast.data.item_level import ResponseMatrix
-from benchcast.harness import make_splits, run_job, splits_by_trial
 from benchcast.methods import REGISTRY
 from benchcast.methods.base import random_coreset
-from benchcast.splits import extrapolation_split
+from benchcast.trials.runner import make_splits, run_job, splits_by_trial
+from benchcast.trials.splits import extrapolation_split
 
 SEED = 1234
 N_MODELS, N_ITEMS, BUDGET, TRIALS = 40, 80, 7, 3
@@ -222,7 +222,7 @@ def test_run_job_budget_too_large_fails(matrix):
 def test_per_target_similarity_cache_shared_across_runs(matrix, tmp_path, monkeypatch):
     """Figure 4's job reads every run of a dataset: a shared cache computes each trial's
     similarities once, and gives the same table as computing them afresh (eq. 4 by hand)."""
-    from benchcast import metrics
+    from benchcast.stats import metrics
     from benchcast.studies.misses_the_mark import analysis as mtm
 
     sp = make_splits(matrix, "interpolation", TRIALS, SEED)
@@ -247,15 +247,15 @@ def test_per_target_similarity_cache_shared_across_runs(matrix, tmp_path, monkey
     assert row.similarity == pytest.approx(want, abs=1e-12)
 
 
-def test_harness_import_leaves_scipy_to_the_methods_that_use_it():
-    """Every workflow job imports the harness (and through it the method registry); SciPy's
+def test_trials_import_leaves_scipy_to_the_methods_that_use_it():
+    """Every workflow job imports the trial runner (and through it the method registry); SciPy's
     linalg / special / optimize cost ~0.1-0.3 s each to import, so only the methods that call
     them import them, on first use."""
     import subprocess
     import sys
 
     code = (
-        "import sys, benchcast.harness; "
+        "import sys, benchcast.trials.runner; "
         "print(sorted(m for m in ('scipy.linalg', 'scipy.special', 'scipy.optimize', 'sklearn') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -269,7 +269,7 @@ def test_single_threaded_reaches_blas_libraries_loaded_later():
     import sys
 
     code = (
-        "from benchcast.workflow_support import single_threaded; single_threaded(); "
+        "from benchcast.workflow.support import single_threaded; single_threaded(); "
         "import sys; assert 'scipy.linalg' not in sys.modules; "
         "import scipy.linalg; from threadpoolctl import threadpool_info; "
         "print(sorted({(i['filepath'].rsplit('/', 1)[-1], i['num_threads']) for i in threadpool_info()}))"
@@ -294,7 +294,7 @@ def test_job_failures_reach_the_log_and_the_console_as_one_line(tmp_path):
         import sys
         from types import SimpleNamespace
         from benchcast.errors import DataError
-        from benchcast.workflow_support import job_logger
+        from benchcast.workflow.support import job_logger
         log = job_logger(SimpleNamespace(log=[sys.argv[1]], rule="ingest_x"))
         log("started")
         if sys.argv[2] == "data":
@@ -322,7 +322,7 @@ def test_snakemake_rate_limit_timers_become_daemons():
 
     from snakemake.scheduling.job_scheduler import JobScheduler
 
-    from benchcast.workflow_support import exit_without_idle_tail
+    from benchcast.workflow.support import exit_without_idle_tail
 
     assert exit_without_idle_tail()
     fake = type("FakeScheduler", (), {"_open_jobs": threading.Semaphore(0)})()

@@ -7,7 +7,7 @@ differ, the code made the published numbers and is followed:
 
 * every embedding is z-scored per column first (the code's ``StandardScaler``: ddof 0, a constant
   column keeps scale 1);
-* k-medoids is best-improvement PAM from random medoids (:mod:`benchcast.pam`), not the
+* k-medoids is best-improvement PAM from random medoids (:mod:`benchcast.methods.pam`), not the
   alternating updates of Eqs. 6-7; the G-set's PAM runs at most 5,000 swaps, the N-set's 9,000;
 * native sources: a source is "within" the threshold when its distance is ``<=`` the mean
   (Eq. 5 says ``<``), and the count is ``int`` of the mean over targets.
@@ -22,7 +22,7 @@ by scipy and then rounded to such a grid.
 Ties and randomness. The released code scans items in a random permutation (its CLARA step
 shuffles them), so among equally good items PAM takes the first in that order. Here every PAM
 gets its own random item order from the caller's generator; items with identical embeddings are
-clustered once, as one point weighted by their count (:func:`benchcast.pam.pam_fixed`), and such
+clustered once, as one point weighted by their count (:func:`benchcast.methods.pam.pam_fixed`), and such
 a point swapped in is represented by its first item in that order -- the item the released code
 would take. Items join the first of equally near medoids, in medoid order (G-set first).
 """
@@ -124,7 +124,7 @@ def cluster_items(
     Draws, in this order: the item scan order (a permutation) and the ``n_extra`` initial medoids
     (uniform without replacement among the items not in ``fixed``), as the released code does.
     """
-    from benchcast.pam import pam_fixed  # numba on first use: every workflow job imports the methods
+    from benchcast.methods.pam import pam_fixed  # numba on first use: every workflow job imports the methods
 
     n = len(patterns.of_item)
     fixed = np.asarray(fixed, dtype=np.int64)

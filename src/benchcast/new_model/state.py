@@ -9,6 +9,10 @@ Reading never runs code from the file: the only objects rebuilt are instances of
 in ``benchcast`` modules (a registry method, or a dataclass / plain class of the library such as
 the IRT fit), created with ``object.__new__`` and given their stored attributes; their
 constructors are not called. Any other class name, dtype or tag is refused with a DataError.
+
+``fit.json`` carries the format's version (``format``). A fit of an older format (before 0.2.0,
+when several classes lived in modules since renamed, there was none) raises :class:`OldFitFormat`:
+``benchcast select`` / ``estimate`` rebuild it; a newer one is refused (upgrade benchcast).
 """
 
 from __future__ import annotations
@@ -25,6 +29,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchcast.errors import DataError
+
+#: the version of the stored-fit format this benchcast writes and reads
+FORMAT = 2
+
+
+class OldFitFormat(DataError):
+    """A stored fit written by an older benchcast: rebuild it."""
+
 
 #: dtypes an array may have in ``arrays.parquet`` (no object arrays: they would need pickle)
 DTYPES = ("float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool")
@@ -131,7 +143,7 @@ def write_state(obj, meta: dict, folder: str | Path) -> None:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     writer = _Writer()
-    doc = {"meta": meta, "state": writer.encode(obj, "fit")}
+    doc = {"format": FORMAT, "meta": meta, "state": writer.encode(obj, "fit")}
     table = pa.table(
         {
             "key": [k for k, _ in writer.arrays],
@@ -160,6 +172,15 @@ def read_state(folder: str | Path) -> tuple[object, dict]:
         doc = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "rebuild the fit") from None
+    version = doc.get("format", 1) if isinstance(doc, dict) else None
+    if not isinstance(version, int):
+        raise DataError(path, "format", f"is {version!r}, not a format version", "delete the folder and rebuild the fit")
+    if version < FORMAT:
+        raise OldFitFormat(path, "format", f"a fit of format {version} (this benchcast reads {FORMAT})", "rebuild it")
+    if version > FORMAT:
+        raise DataError(
+            path, "format", f"a fit of format {version}, newer than this benchcast's {FORMAT}", "upgrade benchcast"
+        )
     frame = pd.read_parquet(folder / "arrays.parquet")
     arrays = {}
     for key, dtype, shape, data in zip(frame["key"], frame["dtype"], frame["shape"], frame["data"]):

@@ -2,7 +2,7 @@
 score with an interval and its rank among the leaderboard's models. The command line
 (``benchcast select`` / ``benchcast estimate``) calls these.
 
-A selection is a replay (:mod:`benchcast.deploy.replay`): the stored fit's ``estimate`` runs on
+A selection is a replay (:mod:`benchcast.new_model.replay`): the stored fit's ``estimate`` runs on
 the answers so far and stops at the first item without one; the items of that request are the
 next batch. Static methods ask for their whole core set at once; adaptive ones (TailoredBench:
 the G-set, then the model's tailored N-set) ask in batches, so ``select`` is called again with
@@ -20,8 +20,10 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.deploy.answers import Answers, read_answers
-from benchcast.deploy.fits import (
+from benchcast.errors import ConfigError, DataError
+from benchcast.methods import make_method
+from benchcast.new_model.answers import Answers, read_answers
+from benchcast.new_model.fits import (
     DEFAULT_FOLDS,
     DeployedFit,
     build_fit,
@@ -30,10 +32,8 @@ from benchcast.deploy.fits import (
     load_fit,
     stored_budget,
 )
-from benchcast.deploy.matrix import Leaderboard, load_leaderboard
-from benchcast.deploy.replay import replay
-from benchcast.errors import ConfigError, DataError
-from benchcast.methods.base import make_method
+from benchcast.new_model.leaderboard import Leaderboard, load_leaderboard
+from benchcast.new_model.replay import replay
 
 #: how ``estimate`` makes the interval (:func:`estimate_from`)
 INTERVALS = ("auto", "own", "conformal")
@@ -62,7 +62,7 @@ def deployed(
     there is none for these settings."""
     check_method(method, params)
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
-    fit = load_fit(board, method, params, budget, seed, data_dir, folds)
+    fit = load_fit(board, method, params, budget, seed, data_dir, folds, log)
     if fit is None:
         t0 = time.perf_counter()
         log(f"building the {method} fit at n={budget} on {board.key} (once; later calls read it)")

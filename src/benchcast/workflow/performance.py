@@ -1,5 +1,5 @@
 """The performance table: per study and method, jobs, job-seconds, peak memory, and per study the
-critical path and the projected wall time on P cores (benchcast.schedule's list-scheduling
+critical path and the projected wall time on P cores (benchcast.workflow.schedule's list-scheduling
 simulation of the study's own job graph), from the ``benchmark:`` files of a finished run.
 
 A job's study is the first folder of its benchmark path (``benchmarks/<study>/...``; the shared
@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from benchcast.job_resources import METHOD_WILDCARDS
-from benchcast.schedule import critical_path, simulate
-from benchcast.workflow_dag import PlannedJob
+from benchcast.workflow.dag import PlannedJob
+from benchcast.workflow.resources import METHOD_WILDCARDS
+from benchcast.workflow.schedule import critical_path, simulate
 
 ALL = "(all)"
 

@@ -9,7 +9,7 @@ deployment cell is (the paper is silent on deployment calibration; these choices
 
 1. a model with at least ``k + 1`` observed scores is removed from the matrix;
 2. ``k`` of its observed scores, drawn at random (seed stream ``new_model``), are its known scores;
-3. its row is appended and completed exactly as :func:`~benchcast.completion.deploy.complete_new_model`
+3. its row is appended and completed exactly as :func:`~benchcast.new_model.complete.complete_new_model`
    does (the point predictor and the two stacks of a
    :class:`~benchcast.completion.predictors.PredictorSet`, support features from the augmented matrix);
 4. its other observed scores are the calibration cells (error of the default predictor).
@@ -29,77 +29,20 @@ import numpy as np
 import pandas as pd
 
 from benchcast.completion.predictors import PredictorSet
-from benchcast.completion.reliability import ensemble_features, support_features
-from benchcast.completion.transforms import percentage_columns
+from benchcast.new_model.complete import benchmark_scales, new_row_predictions
 from benchcast.seeding import rng
 
 MIN_CELLS = 20
 """Fewest calibration cells a k's conformal scale and trust calibration are computed from."""
 
 __all__ = [
-    "benchmark_scales",
     "build_new_model_reliability",
     "check_new_models",
     "check_summary",
     "deploy_reliability",
-    "interval_floor",
     "leave_model_out_cells",
-    "new_row_predictions",
     "pick_models",
 ]
-
-
-def benchmark_scales(M: np.ndarray, is_percentage: np.ndarray | None = None) -> np.ndarray:
-    """Per benchmark, the scale that trust thresholds are a percentage of: 100 on percentage
-    benchmarks, the observed range (max - min, at least 1e-9) on the others."""
-    M = np.asarray(M, dtype=np.float64)
-    pct = percentage_columns(M) if is_percentage is None else np.asarray(is_percentage, bool)
-    with np.errstate(all="ignore"):
-        obs = np.isfinite(M).any(axis=0)
-        span = np.where(
-            obs,
-            np.nanmax(np.where(np.isfinite(M), M, -np.inf), axis=0)
-            - np.nanmin(np.where(np.isfinite(M), M, np.inf), axis=0),
-            0.0,
-        )
-    return np.where(pct, 100.0, np.maximum(span, 1e-9))
-
-
-def interval_floor(M: np.ndarray, is_percentage: np.ndarray | None = None) -> np.ndarray:
-    """Per benchmark, the lowest valid score for an interval's lower bound: 0 on percentage
-    benchmarks and on benchmarks whose observed scores are all non-negative (Elo, dollars,
-    counts), -inf otherwise."""
-    M = np.asarray(M, dtype=np.float64)
-    pct = percentage_columns(M) if is_percentage is None else np.asarray(is_percentage, bool)
-    with np.errstate(all="ignore"):
-        nonneg = np.all(~np.isfinite(M) | (M >= 0), axis=0)
-    return np.where(pct | nonneg, 0.0, -np.inf)
-
-
-def new_row_predictions(
-    M_aug: np.ndarray, cells: np.ndarray, predictors: PredictorSet
-) -> tuple[np.ndarray, pd.DataFrame]:
-    """Complete the last row of ``M_aug`` (the new model) and the reliability features of ``cells``.
-
-    Returns the selected predictor's completed row and the hybrid features (ensemble features
-    from the two stacks, support features from ``M_aug``) of the columns ``cells``.
-    """
-    target = M_aug.shape[0] - 1
-    done: dict[str, np.ndarray] = {}
-
-    def row(cfg) -> np.ndarray:  # cfg: a PredictorConfig; the selected one may also be in a stack
-        if cfg.key not in done:
-            done[cfg.key] = cfg.predict(M_aug)[target]
-        return done[cfg.key]
-
-    pred = row(predictors.selected)
-    stack_l = np.stack([row(c)[cells] for c in predictors.lambda_stack])
-    stack_s = np.stack([row(c)[cells] for c in predictors.strong_stack])
-    feats = pd.concat(
-        [ensemble_features(pred[cells], stack_l, stack_s), support_features(M_aug, np.full(cells.size, target), cells)],
-        axis=1,
-    )
-    return pred, feats
 
 
 def leave_model_out_cells(
@@ -212,10 +155,10 @@ def build_new_model_reliability(
     The hybrid risk model is fitted on all cells (architecture selection as Appendix E.2, the
     model groups as folds); the conformal scale and the trust calibration of each ``k`` use the
     cells of that ``k`` with risks cross-fitted over the model groups. Returns the
-    :class:`~benchcast.completion.deploy.DeployedReliability` and a per-k summary table.
+    :class:`~benchcast.new_model.complete.DeployedReliability` and a per-k summary table.
     """
-    from benchcast.completion.deploy import build_deployed
     from benchcast.completion.reliability import leave_fold_out_risk, trust_calibration
+    from benchcast.new_model.complete import build_deployed
 
     lfo = leave_fold_out_risk(cells, "hybrid", seed=seed, grid=grid, n_jobs=n_jobs)
     scale = cells["scale"].to_numpy(dtype=np.float64)
@@ -281,7 +224,7 @@ def check_new_models(
     within`` (``within``: |error| <= the trust threshold, on the benchmark's scale when the model's
     trust is scale-aware).
     """
-    from benchcast.completion.deploy import complete_new_model
+    from benchcast.new_model.complete import complete_new_model
 
     M = np.asarray(M, dtype=np.float64)
     held_out = np.asarray(held_out, dtype=np.int64)

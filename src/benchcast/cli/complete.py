@@ -1,22 +1,18 @@
-"""Command line: ``benchcast complete`` -- BenchPress predictions for a new model; ``benchcast plan``
--- how many items a micro-benchmark needs (:mod:`benchcast.plan_cli`); ``benchcast select`` and
-``benchcast estimate`` -- a new model's items and its score by any item-level method
-(:mod:`benchcast.deploy_cli`).
+"""``benchcast complete``: BenchPress predictions for a new model's other benchmarks.
 
 ::
 
-    benchcast benchmarks --grep gpqa                      # the benchmark ids, scales and ranges
     benchcast complete my_model.csv                       # CSV: benchmark_id,score
     benchcast complete my_model.json --out preds.csv      # JSON: {"gpqa_diamond": 71.2, ...}
                                                           #   or [{"benchmark_id": ..., "score": ...}]
 
-Reads the ingested BenchPress matrix (``--data``, default ``results/data/benchpress``) and the
-reliability model the workflow built (``--reliability``, default
-``results/models/benchpress/reliability.json``), predicts every benchmark the model has no
-score for with the default predictor (Logit Bias ALS, rank 2, lambda 0.1) and writes a CSV
-(``benchmark_id, name, category, known, score, lower, upper, trust_probability``) and a
-readable table. Bad input (unknown benchmark ids, duplicate entries, scores outside the
-benchmark's range, non-numbers) stops with a message naming the file, the entry and the fix.
+Reads the ingested BenchPress matrix (``<data-dir>/data/benchpress``, or ``--data``) and the
+reliability model the workflow built (``<data-dir>/models/benchpress/reliability.json``, or
+``--reliability``), predicts every benchmark the model has no score for with the default predictor
+(Logit Bias ALS, rank 2, lambda 0.1) and writes a CSV (``benchmark_id, name, category, known,
+score, lower, upper, trust_probability``) and a readable table. Bad input (unknown benchmark ids,
+duplicate entries, scores outside the benchmark's range, non-numbers) stops with a message naming
+the file, the entry and the fix.
 """
 
 from __future__ import annotations
@@ -24,21 +20,48 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from benchcast import deploy_cli, plan_cli
+from benchcast.cli.common import add_data_dir, positive_int
 from benchcast.data.score_entries import read_score_entries
-from benchcast.errors import BenchcastError, DataError
+from benchcast.errors import DataError
 from benchcast.studies.benchpress import settings as benchpress
 
-__all__ = ["main", "read_known_scores", "validate_known_scores"]
+__all__ = ["add_parser", "read_known_scores", "run", "validate_known_scores"]
 
-DEFAULT_DATA = benchpress.DATA_DIR
-DEFAULT_RELIABILITY = benchpress.RELIABILITY_PATH
+
+def data_folder(args) -> Path:
+    """The ingested BenchPress tables: ``--data``, else ``<data-dir>/data/benchpress``."""
+    return Path(args.data) if args.data else Path(args.data_dir) / "data" / "benchpress"
+
+
+def reliability_file(args) -> Path:
+    """``--reliability``, else ``<data-dir>/models/benchpress/reliability.json``."""
+    if args.reliability:
+        return Path(args.reliability)
+    return Path(args.data_dir) / "models" / "benchpress" / "reliability.json"
+
+
+def add_parser(sub) -> None:
+    c = sub.add_parser("complete", help="predict a new model's other benchmark scores (BenchPress)")
+    c.add_argument("scores", help="CSV (benchmark_id,score) or JSON ({id: score} or [{benchmark_id, score}])")
+    add_data_dir(c)
+    c.add_argument("--data", help="the ingested BenchPress tables (default <data-dir>/data/benchpress)")
+    c.add_argument(
+        "--reliability", help="reliability model JSON (default <data-dir>/models/benchpress/reliability.json)"
+    )
+    c.add_argument("--no-intervals", action="store_true", help="point predictions only (no reliability model needed)")
+    c.add_argument("--out", help="write the full table as CSV here")
+    c.add_argument("--top", type=positive_int, default=25, help="rows of the readable table (most trusted first)")
+    c.add_argument(
+        "--accept-low-scores",
+        action="store_true",
+        help="accept scores in (0, 1] on percentage benchmarks where every model scores above 1 "
+        "(otherwise taken for fractions such as 0.712 for 71.2%%)",
+    )
 
 
 def read_known_scores(path: str | Path) -> list[tuple[str, object, str]]:
@@ -108,7 +131,7 @@ def validate_known_scores(
     return out
 
 
-def _load_matrix(data: str | Path):
+def load_matrix(data: str | Path):
     from benchcast.data.aggregate import load_score_matrix
 
     data = Path(data)
@@ -133,16 +156,16 @@ def _trust_meaning(reliability) -> str:
     return f"trust = P(|error| <= {reliability.trust_threshold:g})"
 
 
-def _complete(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from threadpoolctl import threadpool_limits
 
-    from benchcast.completion.deploy import DeployedReliability, complete_new_model
+    from benchcast.new_model.complete import DeployedReliability, complete_new_model
 
-    M, _, benchmarks = _load_matrix(args.data)
+    M, _, benchmarks = load_matrix(data_folder(args))
     known = validate_known_scores(
         read_known_scores(args.scores), benchmarks, M, args.scores, accept_low=args.accept_low_scores
     )
-    reliability = None if args.no_intervals else DeployedReliability.from_json(args.reliability)
+    reliability = None if args.no_intervals else DeployedReliability.from_json(reliability_file(args))
     with threadpool_limits(1):  # small SVDs / solves: threads only add overhead
         table = complete_new_model(
             M, list(benchmarks["benchmark_id"]), known, reliability, predictor=benchpress.SELECTED_CONFIG
@@ -186,84 +209,3 @@ def _complete(args: argparse.Namespace) -> int:
         lines.append(f"... {len(shown) - args.top} more" + (f" in {args.out}" if args.out else " (use --out FILE)"))
     print("\n".join(lines))
     return 0
-
-
-def _benchmarks(args: argparse.Namespace) -> int:
-    from benchcast.completion.transforms import percentage_columns
-
-    M, _, benchmarks = _load_matrix(args.data)
-    table = pd.DataFrame({"benchmark_id": benchmarks["benchmark_id"]})
-    for c in ("name", "category"):
-        if c in benchmarks.columns:
-            table[c] = benchmarks[c].to_numpy()
-    pct = (
-        benchmarks["is_percentage"].to_numpy(dtype=bool)
-        if "is_percentage" in benchmarks.columns and benchmarks["is_percentage"].notna().all()
-        else percentage_columns(M)
-    )
-    scale = (
-        benchmarks["scale"].astype(str).to_numpy() if "scale" in benchmarks.columns else np.where(pct, "percent", "")
-    )
-    table["scale"] = scale
-    table["models_observed"] = np.isfinite(M).sum(axis=0)
-    with np.errstate(all="ignore"):
-        table["min"] = np.nanmin(np.where(np.isfinite(M), M, np.inf), axis=0)
-        table["max"] = np.nanmax(np.where(np.isfinite(M), M, -np.inf), axis=0)
-    if args.grep:
-        hay = table.apply(lambda r: " ".join(map(str, r)), axis=1).str.lower()
-        table = table[hay.str.contains(args.grep.lower(), regex=False)]
-    if args.out:
-        table.to_csv(args.out, index=False, float_format="%.4g")
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    return 0
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="benchcast", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("complete", help="predict a new model's other benchmark scores (BenchPress)")
-    c.add_argument("scores", help="CSV (benchmark_id,score) or JSON ({id: score} or [{benchmark_id, score}])")
-    c.add_argument("--data", default=DEFAULT_DATA, help=f"ingested BenchPress tables (default {DEFAULT_DATA})")
-    c.add_argument("--reliability", default=DEFAULT_RELIABILITY, help="reliability model JSON built by the workflow")
-    c.add_argument("--no-intervals", action="store_true", help="point predictions only (no reliability model needed)")
-    c.add_argument("--out", help="write the full table as CSV here")
-    c.add_argument("--top", type=_positive_int, default=25, help="rows of the readable table (most trusted first)")
-    c.add_argument(
-        "--accept-low-scores",
-        action="store_true",
-        help="accept scores in (0, 1] on percentage benchmarks where every model scores above 1 "
-        "(otherwise taken for fractions such as 0.712 for 71.2%%)",
-    )
-    b = sub.add_parser("benchmarks", help="list the benchmark ids `complete` knows, with scale and range")
-    b.add_argument("--data", default=DEFAULT_DATA, help=f"ingested BenchPress tables (default {DEFAULT_DATA})")
-    b.add_argument("--grep", help="only rows containing this text (case-insensitive)")
-    b.add_argument("--out", help="also write the list as CSV here")
-    plan_cli.add_parser(sub)
-    deploy_cli.add_parsers(sub)
-    args = parser.parse_args(argv)
-    commands = {
-        "complete": _complete,
-        "benchmarks": _benchmarks,
-        "plan": plan_cli.run,
-        "select": deploy_cli.run_select,
-        "estimate": deploy_cli.run_estimate,
-    }
-    try:
-        return commands[args.command](args)
-    except BenchcastError as exc:
-        print(f"benchcast: error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

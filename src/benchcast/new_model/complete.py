@@ -35,15 +35,25 @@ from benchcast.completion.reliability import (
     RiskEstimate,
     RiskModel,
     conformal_intervals,
+    ensemble_features,
     fit_risk_model,
     leave_fold_out_risk,
     risk_target,
+    support_features,
     trust_calibration,
 )
 from benchcast.completion.transforms import percentage_columns
 from benchcast.errors import DataError
 
-__all__ = ["DeployedReliability", "build_deployed", "complete_new_model", "FORMAT_VERSION"]
+__all__ = [
+    "DeployedReliability",
+    "FORMAT_VERSION",
+    "benchmark_scales",
+    "build_deployed",
+    "complete_new_model",
+    "interval_floor",
+    "new_row_predictions",
+]
 
 FORMAT_VERSION = 3
 
@@ -93,7 +103,7 @@ class DeployedReliability:
     predictors: dict
     heldout: dict = field(default_factory=dict)  # coverage / width measured on the calibration cells
     # How it was calibrated: "folds" (the paper's held-out cells of known models) or "new_model"
-    # (leave-models-out cells with k known scores: benchcast.completion.new_model).
+    # (leave-models-out cells with k known scores: benchcast.new_model.calibration).
     calibration: str = "folds"
     # "points": trust = P(|error| <= trust_threshold score points); "percent_of_scale":
     # P(|error| <= trust_threshold % of the benchmark's scale (benchmark_scales)).
@@ -258,11 +268,9 @@ def complete_new_model(
     DataFrame in column order with ``benchmark_id, known, score`` (the given score, or the
     prediction), ``lower, upper, risk, trust_probability`` (NaN for known cells) and
     ``calibrated_k`` (the k known scores the interval was calibrated for). Lower bounds stop at
-    the benchmark's lowest valid score (:func:`~benchcast.completion.new_model.interval_floor`),
+    the benchmark's lowest valid score (:func:`~interval_floor`),
     upper bounds of percentage benchmarks at 100.
     """
-    from benchcast.completion.new_model import benchmark_scales, interval_floor, new_row_predictions
-
     if reliability is None and predictor is None:
         raise ValueError("complete_new_model needs a reliability model or a point predictor")
     predictors = None if reliability is None else reliability.predictor_set()
@@ -302,3 +310,56 @@ def complete_new_model(
     if k_used is not None:
         out.loc[missing, "calibrated_k"] = k_used
     return out
+
+
+def benchmark_scales(M: np.ndarray, is_percentage: np.ndarray | None = None) -> np.ndarray:
+    """Per benchmark, the scale that trust thresholds are a percentage of: 100 on percentage
+    benchmarks, the observed range (max - min, at least 1e-9) on the others."""
+    M = np.asarray(M, dtype=np.float64)
+    pct = percentage_columns(M) if is_percentage is None else np.asarray(is_percentage, bool)
+    with np.errstate(all="ignore"):
+        obs = np.isfinite(M).any(axis=0)
+        span = np.where(
+            obs,
+            np.nanmax(np.where(np.isfinite(M), M, -np.inf), axis=0)
+            - np.nanmin(np.where(np.isfinite(M), M, np.inf), axis=0),
+            0.0,
+        )
+    return np.where(pct, 100.0, np.maximum(span, 1e-9))
+
+
+def interval_floor(M: np.ndarray, is_percentage: np.ndarray | None = None) -> np.ndarray:
+    """Per benchmark, the lowest valid score for an interval's lower bound: 0 on percentage
+    benchmarks and on benchmarks whose observed scores are all non-negative (Elo, dollars,
+    counts), -inf otherwise."""
+    M = np.asarray(M, dtype=np.float64)
+    pct = percentage_columns(M) if is_percentage is None else np.asarray(is_percentage, bool)
+    with np.errstate(all="ignore"):
+        nonneg = np.all(~np.isfinite(M) | (M >= 0), axis=0)
+    return np.where(pct | nonneg, 0.0, -np.inf)
+
+
+def new_row_predictions(
+    M_aug: np.ndarray, cells: np.ndarray, predictors: PredictorSet
+) -> tuple[np.ndarray, pd.DataFrame]:
+    """Complete the last row of ``M_aug`` (the new model) and the reliability features of ``cells``.
+
+    Returns the selected predictor's completed row and the hybrid features (ensemble features
+    from the two stacks, support features from ``M_aug``) of the columns ``cells``.
+    """
+    target = M_aug.shape[0] - 1
+    done: dict[str, np.ndarray] = {}
+
+    def row(cfg) -> np.ndarray:  # cfg: a PredictorConfig; the selected one may also be in a stack
+        if cfg.key not in done:
+            done[cfg.key] = cfg.predict(M_aug)[target]
+        return done[cfg.key]
+
+    pred = row(predictors.selected)
+    stack_l = np.stack([row(c)[cells] for c in predictors.lambda_stack])
+    stack_s = np.stack([row(c)[cells] for c in predictors.strong_stack])
+    feats = pd.concat(
+        [ensemble_features(pred[cells], stack_l, stack_s), support_features(M_aug, np.full(cells.size, target), cells)],
+        axis=1,
+    )
+    return pred, feats

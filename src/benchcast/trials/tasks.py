@@ -14,8 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from benchcast.errors import BudgetExceeded
-from benchcast.oracle import Oracle
+from benchcast.methods import make_method
+from benchcast.oracle import TaskOracle, TaskView
 
 
 def task_budgets(task_sizes: Sequence[int], ratio: float, floor: int = 20) -> np.ndarray:
@@ -27,51 +27,6 @@ def task_budgets(task_sizes: Sequence[int], ratio: float, floor: int = 20) -> np
     sizes = np.asarray(task_sizes, dtype=np.int64)
     scaled = np.array([int(Fraction(str(ratio)) * int(n)) for n in sizes], dtype=np.int64)
     return np.minimum(sizes, np.maximum(scaled, floor))
-
-
-def task_index(labels: Sequence) -> tuple[np.ndarray, list]:
-    """Each item's task as ``0 .. n_tasks - 1`` (tasks in order of first appearance) and the names."""
-    names = list(dict.fromkeys(np.asarray(labels).tolist()))
-    lookup = {name: i for i, name in enumerate(names)}
-    return np.array([lookup[x] for x in np.asarray(labels).tolist()], dtype=np.int64), names
-
-
-class TaskOracle(Oracle):
-    """An :class:`~benchcast.oracle.Oracle` whose budget is per task: a target may see at most
-    ``budgets[t]`` distinct items of task ``t`` (the overall budget is their sum)."""
-
-    def __init__(self, scores: np.ndarray, tasks: np.ndarray, budgets: Sequence[int]):
-        tasks = np.asarray(tasks, dtype=np.int64)
-        budgets = np.asarray(budgets, dtype=np.int64)
-        if tasks.shape != (scores.shape[1],):
-            raise ValueError(f"tasks has {tasks.shape} labels for {scores.shape[1]} items")
-        sizes = np.bincount(tasks, minlength=len(budgets))
-        if len(sizes) != len(budgets) or (budgets > sizes).any() or (budgets < 0).any():
-            raise BudgetExceeded(f"task budgets {budgets.tolist()} do not fit the task sizes {sizes.tolist()}")
-        super().__init__(scores, int(budgets.sum()))
-        self.tasks, self.budgets = tasks, budgets
-        self._onehot = np.zeros((len(tasks), len(budgets)), dtype=np.int64)
-        self._onehot[np.arange(len(tasks)), tasks] = 1
-
-    @property
-    def spent_per_task(self) -> np.ndarray:
-        """Distinct items answered so far, per target and task."""
-        return self._seen.astype(np.int64) @ self._onehot
-
-    def query(self, items, rows=None) -> np.ndarray:
-        items = np.asarray(items, dtype=np.int64)
-        rows_idx = np.arange(self.n_targets) if rows is None else np.asarray(rows, dtype=np.int64)
-        if items.ndim == 1 and items.size and items.min() >= 0 and items.max() < self.n_items:
-            seen = self._seen[rows_idx].copy()
-            seen[:, items] = True
-            over = seen.astype(np.int64) @ self._onehot > self.budgets
-            if over.any():
-                r, t = np.argwhere(over)[0]
-                raise BudgetExceeded(
-                    f"target row {int(rows_idx[r])} would see {int((seen[r] & (self.tasks == t)).sum())} distinct "
-                    f"items of task {int(t)}, its budget is {int(self.budgets[t])}"
-                )
-        return super().query(items, rows)
 
 
 @dataclass(frozen=True)
@@ -168,35 +123,6 @@ def task_metrics(estimate: np.ndarray, truth: np.ndarray, initial: np.ndarray, k
     }
 
 
-class TaskView:
-    """The :class:`~benchcast.oracle.Oracle` interface onto one task of a :class:`TaskOracle`: an
-    item-level method queries the task's items by their position in the task, and the task oracle
-    counts them against the task's budget."""
-
-    def __init__(self, oracle: TaskOracle, task: int):
-        self._oracle, self._task = oracle, task
-        self._items = np.flatnonzero(oracle.tasks == task)
-        self.budget = int(oracle.budgets[task])
-
-    @property
-    def n_targets(self) -> int:
-        return self._oracle.n_targets
-
-    @property
-    def n_items(self) -> int:
-        return len(self._items)
-
-    @property
-    def spent(self) -> np.ndarray:
-        return self._oracle.spent_per_task[:, self._task]
-
-    def query(self, items, rows=None) -> np.ndarray:
-        items = np.asarray(items, dtype=np.int64)
-        if items.size and (items.min() < 0 or items.max() >= len(self._items)):
-            raise IndexError(f"item index out of range [0, {len(self._items)})")
-        return self._oracle.query(self._items[items], rows)
-
-
 def run_per_task(
     method: str,
     params: dict | None,
@@ -214,8 +140,6 @@ def run_per_task(
     ``fit`` / ``estimate`` generator; ``prefits[task]``, when given, is handed to a method with
     ``needs_prefit`` as ``fit(..., prefit=)`` (an IRT fit shared across budgets and methods).
     Returns the (targets, tasks) estimates and the items spent per target and task."""
-    from benchcast.methods.base import make_method
-
     oracle = TaskOracle(targets, tasks, budgets)
     out = np.empty((len(targets), len(budgets)))
     for t, budget in enumerate(budgets):

@@ -1,5 +1,5 @@
 """A workflow's job graph as Snakemake plans it (``snakemake -n --forceall``), with each job's
-measured time from its ``benchmark:`` file: the input of the performance table (benchcast.schedule).
+measured time from its ``benchmark:`` file: the input of the performance table (benchcast.workflow.schedule).
 
 The dry run's text is the one interface Snakemake keeps stable across versions for this: each job
 prints ``rule NAME:`` and indented ``input:``, ``output:``, ``jobid:``, ``benchmark:`` and

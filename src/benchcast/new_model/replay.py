@@ -7,7 +7,7 @@ so far; when the method asks for an item without an answer, the oracle stops it 
 to run. With every asked item answered the method runs to the end and returns its estimate.
 Because the estimate's random stream is re-created for every replay, each replay asks the same
 items in the same order, so an adaptive method (TailoredBench's G-set, then its tailored N-set)
-resumes where the last batch ended; and the estimate equals the harness's for the same fit.
+resumes where the last batch ended; and the estimate equals the trial runner's for the same fit.
 """
 
 from __future__ import annotations

@@ -1,0 +1,23 @@
+"""For a user with a new model: the tools behind ``benchcast select``, ``estimate``, ``complete``
+and ``plan``.
+
+Item level (any item-level method of the registry):
+
+* :func:`select` -- which items the model should answer; :func:`estimate` -- its full-benchmark
+  score with an interval (:mod:`benchcast.new_model.api`), from fits stored without pickle under
+  ``results/models/`` (:mod:`benchcast.new_model.fits`, :mod:`benchcast.new_model.state`) and
+  calibrated on folds of held-out models; a leaderboard of your own
+  (:mod:`benchcast.new_model.leaderboard`);
+* :mod:`benchcast.new_model.planner` -- how many items tell two models apart (``benchcast plan``).
+
+Benchmark level (BenchPress):
+
+* :mod:`benchcast.new_model.complete` -- a new model's other benchmark scores with intervals and
+  trust probabilities (``benchcast complete``);
+* :mod:`benchcast.new_model.calibration` -- the reliability model behind it, calibrated on models
+  removed from the matrix as new models.
+"""
+
+from benchcast.new_model.api import Selection, deployed, estimate, select
+
+__all__ = ["Selection", "deployed", "estimate", "select"]
