@@ -56,9 +56,11 @@ def test_dry_run_adds_n_to_snakemake_lines_only():
     assert code[2] == "cat results/x.md"
 
 
-def test_every_readme_block_is_run_or_says_why_not():
-    found = check_readme.blocks((REPO / "README.md").read_text(encoding="utf-8"))
-    assert found[0].mode == "run" and "pytest tests" in found[0].code  # install, default run, tests
+def test_every_readme_and_docs_block_is_run_or_says_why_not():
+    readme = check_readme.blocks((REPO / "README.md").read_text(encoding="utf-8"))
+    assert readme[0].mode == "run" and "pytest tests" in readme[0].code  # install, default run, tests
+    found = check_readme.collect(check_readme.default_files())
+    assert [b.number for b in found] == list(range(1, len(found) + 1))
     assert all(b.reason for b in found if b.mode == "skip")
     assert sum(b.mode == "skip" for b in found) <= 2
     assert any(b.language == "python" and b.mode == "run" for b in found)
