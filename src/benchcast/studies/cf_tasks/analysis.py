@@ -17,7 +17,7 @@ FIGURE5_COLUMNS = [
     "matrix", "split", "method", "ratio", "mae", "weighted_mae", "rank_mae", "weighted_rank_mae", "budget_items",
     "repeats", "initial", "new",
 ]  # fmt: skip
-CLAIM_COLUMNS = ["claim", "matrix", "split", "ratio", "method", "ours", "paper", "holds", "note"]
+CLAIM_COLUMNS = ["claim", "matrix", "split", "ratio", "method", "ours", "paper", "within_tolerance", "note"]
 
 
 def collect(cells: Sequence[tuple[str, str, str, str]], frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
