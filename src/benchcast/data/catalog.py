@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,14 +58,22 @@ class DatasetSpec:
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def local_path(self, raw_dir: str | Path, role: str, repo_dir: str | Path | None = None) -> Path:
+    def local_path(
+        self, raw_dir: str | Path | Mapping[str, str | Path], role: str, repo_dir: str | Path | None = None
+    ) -> Path:
         """Where a file of this dataset lives.
 
         A raw file is at ``<raw_dir>/<source>/<path>`` (a mirror laid out like
         ``../shared/raw``); a ``source: repo`` file is at ``<repo_dir>/<path>``, where
         ``repo_dir`` is the catalog's :attr:`Catalog.repo_root` (:meth:`Catalog.local_path`).
+        ``raw_dir`` may instead map each role to its file (a workflow rule's inputs, which the
+        rule already resolved): the file is then taken from there.
         """
         f = self.files[role]
+        if isinstance(raw_dir, Mapping):
+            if role not in raw_dir:
+                raise ConfigError(f"dataset '{self.name}': no file given for files.{role}. Fix: pass every role's file")
+            return Path(raw_dir[role])
         if f.in_repo:
             if repo_dir is None:
                 raise ConfigError(

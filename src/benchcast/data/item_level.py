@@ -21,7 +21,7 @@ Tables written per dataset:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,10 +109,10 @@ class RawItemMatrix:
     subtasks: list[str] | None = None  # per item, where the dump names them (csv_matrix)
 
 
-def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path) -> RawItemMatrix:
+def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path | Mapping) -> RawItemMatrix:
     """Read the raw files of an item-level dataset (formats ``jbl``, ``npy_pair``, ``npy_options``,
     ``csv_matrix``)."""
-    raw_dir = Path(raw_dir)
+    raw_dir = raw_dir if isinstance(raw_dir, Mapping) else Path(raw_dir)  # or each role's file
     paths: list[str] = []
 
     def need(role: str) -> Path:
@@ -264,7 +264,7 @@ def item_labels(
     return item_ids, subtasks, positions
 
 
-def build_tables(spec: DatasetSpec, raw_dir: str | Path, log: callable = print) -> dict[str, pd.DataFrame]:
+def build_tables(spec: DatasetSpec, raw_dir: str | Path | Mapping, log: callable = print) -> dict[str, pd.DataFrame]:
     """Raw dump -> validated ``responses``, ``models``, ``items`` DataFrames."""
     raw = read_raw_item_matrix(spec, raw_dir)
     scores, names, paths = raw.scores, raw.names, raw.paths

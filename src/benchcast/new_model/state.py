@@ -174,7 +174,9 @@ def read_state(folder: str | Path) -> tuple[object, dict]:
         raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "rebuild the fit") from None
     version = doc.get("format", 1) if isinstance(doc, dict) else None
     if not isinstance(version, int):
-        raise DataError(path, "format", f"is {version!r}, not a format version", "delete the folder and rebuild the fit")
+        raise DataError(
+            path, "format", f"is {version!r}, not a format version", "delete the folder and rebuild the fit"
+        )
     if version < FORMAT:
         raise OldFitFormat(path, "format", f"a fit of format {version} (this benchcast reads {FORMAT})", "rebuild it")
     if version > FORMAT:

@@ -9,8 +9,9 @@ from benchcast.workflow.support import job_logger
 log = job_logger(snakemake)
 catalog = load_catalog(snakemake.params.catalog)
 spec = catalog[snakemake.wildcards.dataset]
-verify_checksums(spec, snakemake.config["raw_dir"], log=log)
-tables = read_aggregate(spec, snakemake.config["raw_dir"], repo_dir=catalog.repo_root)
+files = {role: snakemake.input[role] for role in spec.files}  # the raw files, as the rule resolved them
+verify_checksums(spec, files, log=log)
+tables = read_aggregate(spec, files)
 write_aggregate(tables, Path(snakemake.output.models).parent)
 log(
     f"{spec.name}: {len(tables.models)} models, {len(tables.benchmarks)} benchmarks, {len(tables.scores)} observed cells"

@@ -5,8 +5,9 @@ from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 spec = load_catalog(snakemake.params.catalog)[snakemake.wildcards.dataset]
-verify_checksums(spec, snakemake.config["raw_dir"], log=log)
-tables = build_tables(spec, snakemake.config["raw_dir"], log=log)
+files = {role: snakemake.input[role] for role in spec.files}  # the raw files, as the rule resolved them
+verify_checksums(spec, files, log=log)
+tables = build_tables(spec, files, log=log)
 write_tables(
     tables,
     {"responses": snakemake.output.responses, "models": snakemake.output.models, "items": snakemake.output.item_table},
