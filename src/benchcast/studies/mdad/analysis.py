@@ -156,7 +156,7 @@ def paper_vs_ours(
     out["diff"] = out["ours"] - out["paper"]
     out["tolerance"] = [_tolerance(tolerance, t, int(k)) for t, k in zip(out["table"], out["k"])]
     within = (out["diff"].abs() <= out["tolerance"] + 1e-9).astype(float)
-    out["within"] = within.where(out["tolerance"].notna())
+    out["within_tolerance"] = within.where(out["tolerance"].notna())
     return out.sort_values(["table", "method", "n_source", "split", "k"], kind="stable").reset_index(drop=True)
 
 
@@ -173,11 +173,11 @@ def _tolerance(tolerance: Mapping, table: str, k: int) -> float:
 
 def acceptance_summary(comparison: pd.DataFrame) -> pd.DataFrame:
     """Per dataset, table, method and split: cells compared, cells judged, within, share."""
-    judged = comparison.dropna(subset=["within"])
+    judged = comparison.dropna(subset=["within_tolerance"])
     grouped = comparison.groupby(["dataset", "table", "method", "split"], sort=True)
     summary = grouped.size().rename("cells").to_frame()
     summary["judged"] = judged.groupby(["dataset", "table", "method", "split"]).size()
-    summary["within"] = judged.groupby(["dataset", "table", "method", "split"])["within"].sum()
+    summary["within"] = judged.groupby(["dataset", "table", "method", "split"])["within_tolerance"].sum()
     summary = summary.fillna(0).astype({"judged": int, "within": int})
     summary["share"] = summary["within"] / summary["judged"].where(summary["judged"] > 0)
     return summary.reset_index()

@@ -22,7 +22,7 @@ from benchcast.studies.mdad.analysis import (
 from benchcast.studies.mdad.summaries import cross_paper, cross_paper_summary, table5
 
 COMPARISON_COLUMNS = [
-    "dataset", "table", "method", "n_source", "split", "k", "ours", "paper", "diff", "tolerance", "within",
+    "dataset", "table", "method", "n_source", "split", "k", "ours", "paper", "diff", "tolerance", "within_tolerance",
     "trial_lower", "trial_upper",
 ]  # fmt: skip
 
@@ -43,7 +43,7 @@ def write_tables(
     ``selectors``, the paper's selectors (the sensitivity table and Table 5 keep to them; the
     cross-paper table has every method);
     ``paper_files``: per dataset its published ``mdad`` / ``estimation`` CSVs; ``outputs``: the
-    CSV of each table (:meth:`Plan.tables`). Table 3 and the sensitivity table use each dataset's
+    CSV of each table (:meth:`Jobs.tables`). Table 3 and the sensitivity table use each dataset's
     largest source count, as the paper's 300."""
     agreement_settings = settings["agreement"]
     largest: dict[str, int] = {}
