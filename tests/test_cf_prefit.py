@@ -61,7 +61,7 @@ def test_the_prefit_is_shared_by_every_method_whose_irt_fit_is_the_same_in_other
     their own IRT per task and ratio (48 s a job on Open LLM v2 against 0.2 s with the prefit)."""
     from benchcast.data.catalog import load_catalog
     from benchcast.methods.irt_methods import resolved_fit_params
-    from benchcast.studies.cf_tasks.plan import Plan
+    from benchcast.studies.cf_tasks.jobs import Jobs
 
     assert resolved_fit_params({}) == resolved_fit_params({"dims": 10, "fitter": "map"})
     assert resolved_fit_params({"dims": 2}) != resolved_fit_params({})
@@ -79,7 +79,7 @@ def test_the_prefit_is_shared_by_every_method_whose_irt_fit_is_the_same_in_other
         "repeats": 1,
         "methods": methods,
     }
-    plan = Plan(config, load_catalog(Path(__file__).resolve().parents[1] / "config" / "catalog.yaml"))
+    plan = Jobs(config, load_catalog(Path(__file__).resolve().parents[1] / "config" / "catalog.yaml"))
     assert [m for m in ("tinybenchmarks", "p_irt", "gp_irt", "small") if plan.uses_irt_prefit(m)] == [
         "tinybenchmarks",
         "p_irt",

@@ -329,7 +329,7 @@ def test_the_cf_probe_splits_its_budget_over_subtasks_asks_in_rounds_and_reports
 
 def test_the_deploy_plan_crosses_datasets_methods_and_budgets_with_a_methods_own_datasets():
     from benchcast.data.catalog import load_catalog
-    from benchcast.studies.deploy.plan import Plan
+    from benchcast.studies.deploy.jobs import Jobs
 
     catalog = load_catalog(Path(__file__).resolve().parents[1] / "config" / "catalog.yaml")
     config = {
@@ -337,12 +337,12 @@ def test_the_deploy_plan_crosses_datasets_methods_and_budgets_with_a_methods_own
         "methods": [{"name": "random_sampling"}, {"name": "tailoredbench"}, {"name": "cf_probe", "datasets": ["musr"]}],
         "budgets": [10, 50],
     }
-    cells = {(c.dataset, c.method, c.budget) for c in Plan(config, catalog).cells}
+    cells = {(c.dataset, c.method, c.budget) for c in Jobs(config, catalog).cells}
     assert ("gsm", "cf_probe", 50) not in cells and ("musr", "cf_probe", 50) in cells
     assert ("musr", "tailoredbench", 10) not in cells  # below its 11-item minimum (the 10-item G-set and more)
     assert len(cells) == 2 * 2 + 2 * 1 + 2
     with pytest.raises(BenchcastError, match="unknown method 'nope'"):
-        Plan({**config, "methods": [{"name": "nope"}]}, catalog)
+        Jobs({**config, "methods": [{"name": "nope"}]}, catalog)
 
 
 def test_a_stored_fit_of_the_format_before_0_2_is_rebuilt_and_a_newer_one_refused(tmp_path, board, capsys):

@@ -49,6 +49,9 @@ def test_share_within_counts_rows_with_both_numbers():
         }
     )
     assert share_within(table) == (2, 3)
+    # a number reported without a verdict (MDAD at k = 10: no tolerance) is not counted
+    unjudged = pd.concat([table, pd.DataFrame({"ours": [5.0], "paper": [9.0], "within_tolerance": [np.nan]})])
+    assert share_within(unjudged) == (2, 3)
     with pytest.raises(DataError, match="within_tolerance"):
         share_within(table.drop(columns="within_tolerance"), "x.csv")
 

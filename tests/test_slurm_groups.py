@@ -158,17 +158,27 @@ def test_every_rule_with_a_priority_hands_it_to_slurm():
             else:  # a per-job priority: the rule passes its SLURM group's
                 assert "slurm_extra=lambda w: slurm_nice(" in block, (path.name, block.splitlines()[0])
     assert checked >= 9
-    profile = yaml.safe_load((REPO / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
-    assert profile["default-resources"]["slurm_extra"] == repr(slurm_nice(0))
+    assert slurm_profile()["default-resources"]["slurm_extra"] == repr(slurm_nice(0))
+
+
+def slurm_profile() -> dict:
+    """The SLURM profile as Snakemake reads it (a YTE template: its job groups come from the studies)."""
+    import yte
+
+    with open(REPO / "workflow" / "profiles" / "slurm" / "config.yaml") as stream:
+        return yte.process_yaml(stream, require_use_yte=True)
 
 
 def test_every_study_bundles_its_run_jobs_on_slurm():
     """A study whose run group has no bundle size in the SLURM profile sends each of its hundreds of
-    run jobs to sbatch on its own (the CF study did: 445 submissions for 532 jobs)."""
-    from benchcast.studies.cf_tasks import plan as cf_plan
-    from benchcast.studies.mdad import plan as mdad_plan
-    from benchcast.studies.tailoredbench import plan as tb_plan
+    run jobs to sbatch on its own (the CF study did: 445 submissions for 532 jobs). Each study
+    declares its bundles (benchcast.studies.contract.Study.job_groups); the profile reads them all."""
+    from benchcast.studies import job_groups
+    from benchcast.studies.cf_tasks import jobs as cf_jobs
+    from benchcast.studies.mdad import jobs as mdad_jobs
+    from benchcast.studies.tailoredbench import jobs as tb_jobs
 
-    profile = yaml.safe_load((REPO / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
-    bundled = {entry.split("=")[0] for entry in profile["group-components"]}
-    assert {cf_plan.RUN_GROUP, mdad_plan.RUN_GROUP, tb_plan.RUN_GROUP} <= bundled
+    bundled = slurm_profile()["group-components"]
+    assert bundled == job_groups()
+    assert {cf_jobs.RUN_GROUP, mdad_jobs.RUN_GROUP, tb_jobs.RUN_GROUP} <= set(bundled)
+    assert bundled["mtm_light"] == 18 and bundled["bp_grid"] == 12  # the sizes measured for the grids

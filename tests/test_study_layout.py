@@ -7,7 +7,6 @@ failed with a NameError: one study's rules called a helper defined in another's.
 
 from __future__ import annotations
 
-import ast
 import re
 import subprocess
 import sys
@@ -16,20 +15,19 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchcast.studies import registry
+
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = REPO.parent / "shared" / "raw"
 
 
-def registered_studies() -> list[str]:
-    text = (REPO / "workflow" / "rules" / "common.smk").read_text()
-    return list(ast.literal_eval(re.search(r"^STUDIES = (\(.*?\))$", text, re.M).group(1)))
+STUDIES = list(registry())
 
 
-STUDIES = registered_studies()
-
-
-def test_registry_lists_the_studies():
+def test_registry_finds_the_studies_from_their_folders():
     assert STUDIES == ["misses_the_mark", "benchpress", "irt_validation", "tailoredbench", "mdad", "cf_tasks", "deploy"]
+    folders = sorted(p.parent.name for p in (REPO / "src" / "benchcast" / "studies").glob("*/study.py"))
+    assert folders == sorted(STUDIES)
 
 
 @pytest.mark.parametrize("study", STUDIES)
@@ -39,11 +37,14 @@ def test_a_study_is_one_unit_per_layer(study):
     assert (REPO / "workflow" / "schemas" / f"{study}.schema.yaml").is_file()
     assert (REPO / "workflow" / "scripts" / study).is_dir()
     assert (REPO / "workflow" / "report" / study).is_dir()
-    assert (REPO / "src" / "benchcast" / "studies" / study / "__init__.py").is_file()
+    assert (REPO / "src" / "benchcast" / "studies" / study / "study.py").is_file()
+    config_file = registry()[study].config_path()
+    assert config_file is None or (REPO / config_file).is_file()
     text = rules.read_text()
     assert re.search(rf"^rule {study}:$", text, re.M), f"{rules} has no target rule named {study}"
-    assert f'STUDY_OUTPUTS["{study}"] =' in text and f'STUDY_DATASETS["{study}"] =' in text
-    assert f'study_config("{study}")' in text  # its own schema validates its key
+    # its own schema validates its key, and its declaration registers its outputs, datasets and index
+    assert f'load_study("{study}")' in text
+    assert "STUDY_OUTPUTS[" not in text and "STUDY_INDEX[" not in text, "the declaration (study.py) says these"
     # its scripts and captions are its own
     for ref in re.findall(r'"\.\./(scripts|report)/([^"]+)"', text):
         assert ref[1].startswith(f"{study}/"), f"{rules} uses {ref[0]}/{ref[1]} of another study"

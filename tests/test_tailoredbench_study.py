@@ -11,7 +11,7 @@ from scipy import stats
 from benchcast.data.catalog import load_catalog
 from benchcast.errors import ConfigError
 from benchcast.studies.tailoredbench import analysis
-from benchcast.studies.tailoredbench.plan import Plan
+from benchcast.studies.tailoredbench.jobs import Jobs
 
 CATALOG = load_catalog("config/catalog.yaml")
 
@@ -37,7 +37,7 @@ def config(**over):
 
 
 def test_plan_expands_settings_and_figure_points():
-    plan = Plan(config(), CATALOG)
+    plan = Jobs(config(), CATALOG)
     assert plan.settings["figure4_1"].params == {"native": "top", "native_value": 40}
     assert plan.settings["figure4_1"].budgets == (30,)
     assert ("tailoredbench", 20) in plan.cells() and ("tb_g5", 20) not in plan.cells()
@@ -57,7 +57,7 @@ def test_plan_expands_settings_and_figure_points():
 )
 def test_plan_refuses_bad_configs_before_any_job(change, message):
     with pytest.raises(ConfigError, match=message):
-        Plan(config(**change), CATALOG)
+        Jobs(config(**change), CATALOG)
 
 
 def test_run_metrics_known_answers():

@@ -2,14 +2,14 @@
 # 7 x 12 grid is one job running all its hyper-parameter settings on the paper's 30 held-out folds;
 # then per-fold metrics, Table 11 / Table 3 / Figure 11 and the comparison with the paper.
 
-BP = study_config("benchpress")
-BP_DATA = f"results/data/{BP['dataset']}"
-BP_RUNS = "results/runs/benchpress/grid/{transform}/{bpmethod}.parquet"
-BP_METRICS = "results/metrics/benchpress"
-BP_TABLES = "results/tables/benchpress"
-BP_FIGS = "results/figures/benchpress"
-BP_MATRIX = dict(scores=f"{BP_DATA}/scores.parquet", models=f"{BP_DATA}/models.parquet",
-                 benchmarks=f"{BP_DATA}/benchmarks.parquet")
+from benchcast.studies.benchpress.study import (  # noqa: E402
+    FIGURES as BP_FIGS, GRID_GROUP as BP_GRID_GROUP, METRICS as BP_METRICS, RELIABILITY as BP_RELIABILITY,
+    RUNS as BP_RUNS, TABLES as BP_TABLES,
+)
+
+BP_STUDY = load_study("benchpress")
+BP = BP_STUDY.config
+BP_MATRIX = BP_STUDY.data()
 
 from benchcast.studies.benchpress.analysis import validate_grid_config  # noqa: E402
 
@@ -17,39 +17,6 @@ from benchcast.studies.benchpress.analysis import validate_grid_config  # noqa: 
 BP_GRID = {(t, m): g for t, m, g in validate_grid_config(BP["transforms"], BP["methods"])}
 # The paper's held-out folds and the low-cost allow-list (Section 5), from the dataset's catalog entry.
 BP_FOLDS = catalog_file(BP["dataset"], "folds", "benchpress (the paper's held-out folds JSON, files.folds)")
-
-STUDY_DATASETS["benchpress"] = [BP["dataset"]]
-STUDY_OUTPUTS["benchpress"] = [
-    f"{BP_TABLES}/table11.csv", f"{BP_TABLES}/table3.csv", f"{BP_TABLES}/paper_vs_ours.csv",
-    f"{BP_TABLES}/paper_vs_ours.md", f"{BP_TABLES}/grid_acceptance.csv", f"{BP_FIGS}/figure11.png",
-    f"{BP_FIGS}/figure10.png", "results/models/benchpress/reliability.json", f"{BP_TABLES}/deploy_calibration.csv",
-    *([f"{BP_TABLES}/new_model_check.csv"] if BP["deploy"]["check"]["in_all"] else []),
-    f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv", f"{BP_TABLES}/section5_paper_vs_ours.csv",
-    f"{BP_FIGS}/figure5.png", f"{BP_FIGS}/figure7.png", f"{BP_TABLES}/hypotheses_paper_vs_ours.csv",
-    f"{BP_TABLES}/table17.csv", f"{BP_FIGS}/figure2.png",
-]
-
-_BP_CELLS = BP["tolerance"]["cells"]
-STUDY_INDEX["benchpress"] = {
-    "title": "You Don't Need to Run Every Eval (BenchPress)",
-    "paper": "../shared/papers/benchpress-you-dont-need-to-run-every-eval.txt",
-    "tolerance": f"|ours - paper| <= max(abs, {_BP_CELLS['rel']} x |paper|), abs {_BP_CELLS['abs']} "
-                 f"or per column {_BP_CELLS['abs_by_column']} (config benchpress.tolerance.cells)",
-    "paper_vs_ours": f"{BP_TABLES}/paper_vs_ours.csv",
-    "sections": [
-        ["Section 2, Table 1, Figures 2-3: the score matrix", [f"{BP_TABLES}/table1.csv", f"{BP_FIGS}/figure2.png", f"{BP_FIGS}/figure3.png"]],
-        ["Section 3.3, Figure 4, Table 2: low-rank geometry", [f"{BP_FIGS}/figure4.png", f"{BP_TABLES}/table2.csv"]],
-        ["Section 4, Table 3, Table 11, Figure 11: transform x method grid", [f"{BP_TABLES}/table3.md", f"{BP_TABLES}/table11.md", f"{BP_FIGS}/figure11.png", f"{BP_TABLES}/grid_acceptance.csv"]],
-        ["Section 5.1, Table 5, Figure 5: probe sets", [f"{BP_TABLES}/table5.csv", f"{BP_FIGS}/figure5.png"]],
-        ["Section 5.2, Table 6, Figure 6: ranking preservation", [f"{BP_TABLES}/table6.csv", f"{BP_TABLES}/figure6.csv"]],
-        ["Section 5.3, Figure 7, Table 16: newly released models", [f"{BP_FIGS}/figure7.png", f"{BP_TABLES}/table16.csv"]],
-        ["Section 6.1, Tables 7-8: what makes a benchmark or model predictable", [f"{BP_TABLES}/hypotheses_paper_vs_ours.csv"]],
-        ["Section 6.2, Figure 10, Table 17: reliability and conformal intervals", [f"{BP_FIGS}/figure10.png", f"{BP_TABLES}/table17.csv"]],
-        ["benchcast complete: the deployed reliability model and its calibration", [f"{BP_TABLES}/deploy_calibration.csv"]],
-        ["Paper vs ours, every number", [f"{BP_TABLES}/paper_vs_ours.md", f"{BP_TABLES}/section5_paper_vs_ours.csv"]],
-    ],
-}
-STUDY_COSTS["benchpress"] = {"(all)": "not reported by the paper"}
 
 wildcard_constraints:
     transform="[a-z]+",
@@ -59,7 +26,7 @@ wildcard_constraints:
 rule benchpress:
     """Every output of the study (snakemake benchpress --cores all --configfile config/benchpress.yaml)."""
     input:
-        STUDY_OUTPUTS["benchpress"],
+        BP_STUDY.outputs(),
 
 
 # Longest BenchPress jobs first (measured, quick default config: hypotheses 70 s, probes 54 s,
@@ -108,7 +75,7 @@ rule bp_grid:
         max_folds=BP["max_folds"],
     # SLURM only (local runs ignore groups): grid jobs share submissions, workflow/profiles/slurm's
     # group-components sets how many
-    group: "bp_grid"
+    group: BP_GRID_GROUP
     resources:
         **JOB_RESOURCES.of("bp_grid", "bpmethod"),
     log:

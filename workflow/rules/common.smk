@@ -14,8 +14,10 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # run from a clone with
 from benchcast.data.catalog import load_catalog  # noqa: E402
 from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_file  # noqa: E402
 from benchcast.errors import ConfigError  # noqa: E402
+from benchcast.studies import registry as study_registry  # noqa: E402
 from benchcast.workflow.resources import JobResources, slurm_nice  # noqa: E402
-from benchcast.workflow.support import dataset_tables, exit_without_idle_tail, resolve_includes  # noqa: E402
+from benchcast.data.item_level import dataset_tables  # noqa: E402
+from benchcast.workflow.support import exit_without_idle_tail, resolve_includes  # noqa: E402
 
 # A config file may list others under `include:` (config/all_papers.yaml): they are merged between the
 # default config and the command line's files (benchcast.workflow.support.resolve_includes).
@@ -33,18 +35,19 @@ if not exit_without_idle_tail():
     print("benchcast: this Snakemake has no JobScheduler._schedule_reevalutation; runs may end with up to "
           "60 s of idle time (profiles/default max-jobs-per-timespan)", file=sys.stderr)
 
-# The study registry: a study S is workflow/rules/S.smk (its rules, its target rule S, its outputs in
-# STUDY_OUTPUTS[S], the datasets it reads in STUDY_DATASETS[S]), workflow/schemas/S.schema.yaml (config
-# key S), workflow/scripts/S/, workflow/report/S/ and the package benchcast.studies.S.
-STUDIES = ("misses_the_mark", "benchpress", "irt_validation", "tailoredbench", "mdad", "cf_tasks", "deploy")
+# The study registry: every folder of src/benchcast/studies with a study.py (benchcast.studies.registry;
+# the contract is benchcast.studies.contract). A study S is also workflow/rules/S.smk (its rules and
+# target rule S), workflow/schemas/S.schema.yaml (config key S), workflow/scripts/S/ and
+# workflow/report/S/; its rules file calls load_study("S"), which registers what the shared rules read.
+STUDIES = tuple(study_registry())
 for _study in config["studies"]:
     if _study not in STUDIES:
         raise ConfigError(f"config studies: unknown study '{_study}'. Known: {', '.join(STUDIES)}")
-STUDY_OUTPUTS = {}
-STUDY_DATASETS = {}
-# For results/index.md (workflow/rules/overview.smk, benchcast.workflow.paper_index): the paper's title and file,
-# the tolerance in words, the paper-vs-ours CSV and [section, [outputs]] pairs. A study without one is
-# left out of the index.
+STUDY_OUTPUTS = {}  # study -> its final outputs (rule all, its target rule)
+STUDY_DATASETS = {}  # study -> the catalog datasets it reads (rule data)
+# For results/index.md (workflow/rules/overview.smk, benchcast.workflow.paper_index): the paper's
+# title and file, the tolerance in words, the paper-vs-ours CSV and [section, [outputs]] pairs. A study
+# without one is left out of the index.
 STUDY_INDEX = {}
 # The paper's own published cost per method label (or "(all)" for the study), for the performance table.
 STUDY_COSTS = {}
@@ -74,6 +77,19 @@ def study_config(study):
     section = config.setdefault(study, {})
     validate(section, schema=f"../schemas/{study}.schema.yaml")
     return section
+
+
+def load_study(name):
+    """The study ``name`` for this run (its benchcast.studies.Study, built on its validated config),
+    with its outputs, datasets, index entry and costs registered for the shared rules."""
+    unit = study_registry()[name](study_config(name), CATALOG)
+    STUDY_OUTPUTS[name] = unit.outputs()
+    STUDY_DATASETS[name] = unit.datasets()
+    entry = unit.index()
+    if entry is not None:
+        STUDY_INDEX[name] = entry
+    STUDY_COSTS[name] = unit.costs()
+    return unit
 
 
 def names_regex(names):

@@ -1,23 +1,22 @@
 # For a user with a new model: the deployable fits `benchcast select` / `benchcast estimate` read, one
 # per (dataset, method, budget), and the held-out test of the intervals the tools print. The jobs come
-# from benchcast.studies.deploy.plan; the tools are benchcast.new_model.
+# from benchcast.studies.deploy.jobs; the tools are benchcast.new_model.
 
-from benchcast.studies.deploy.plan import (  # noqa: E402
+from benchcast.studies.deploy.jobs import (  # noqa: E402
     CLI_SECONDS as DEPLOY_CLI_SECONDS, FIT as DEPLOY_FIT, HELDOUT as DEPLOY_HELDOUT,
-    HELDOUT_TIMING as DEPLOY_HELDOUT_TIMING, Plan as DeployPlan,
+    HELDOUT_TIMING as DEPLOY_HELDOUT_TIMING,
 )
 
-DEPLOY = study_config("deploy")
-DEPLOY_PLAN = DeployPlan(DEPLOY, CATALOG)
-DEPLOY_TABLES = DEPLOY_PLAN.tables()
-STUDY_DATASETS["deploy"] = DEPLOY_PLAN.datasets()
-STUDY_OUTPUTS["deploy"] = DEPLOY_PLAN.final_outputs()
+DEPLOY_STUDY = load_study("deploy")
+DEPLOY = DEPLOY_STUDY.config
+DEPLOY_JOBS = DEPLOY_STUDY.jobs
+DEPLOY_TABLES = DEPLOY_JOBS.tables()
 
 
 rule deploy:
     """Every deployable fit and the held-out test's tables (also part of `all` when `studies` lists it)."""
     input:
-        STUDY_OUTPUTS["deploy"],
+        DEPLOY_STUDY.outputs(),
 
 
 rule deploy_fit:
@@ -34,13 +33,13 @@ rule deploy_fit:
         cli=DEPLOY_CLI_SECONDS,
     wildcard_constraints:
         dataset=names_regex(DEPLOY["datasets"]),
-        method=names_regex(DEPLOY_PLAN.methods),
+        method=names_regex(DEPLOY_JOBS.methods),
         budget=r"\d+",
     params:
         seed=config["seed"],
         folds=DEPLOY["folds"],
         # only this method's settings: changing another method does not rerun this job
-        method_params=lambda w: DEPLOY_PLAN.methods[w.method],
+        method_params=lambda w: DEPLOY_JOBS.methods[w.method],
     resources:
         **JOB_RESOURCES.of("deploy_fit"),
     log:
@@ -64,14 +63,14 @@ rule deploy_heldout:
         timing=DEPLOY_HELDOUT_TIMING,
     wildcard_constraints:
         dataset=names_regex(DEPLOY["datasets"]),
-        method=names_regex(DEPLOY_PLAN.methods),
+        method=names_regex(DEPLOY_JOBS.methods),
         budget=r"\d+",
     params:
         seed=config["seed"],
         folds=DEPLOY["folds"],
         heldout_folds=DEPLOY["heldout_folds"],
         level=DEPLOY["level"],
-        method_params=lambda w: DEPLOY_PLAN.methods[w.method],
+        method_params=lambda w: DEPLOY_JOBS.methods[w.method],
     resources:
         **JOB_RESOURCES.of("deploy_heldout"),
     log:
@@ -87,14 +86,14 @@ rule deploy_heldout:
 rule deploy_tables:
     """Coverage, width and error of the held-out test; the command line's seconds."""
     input:
-        heldout=DEPLOY_PLAN.paths(DEPLOY_HELDOUT),
-        timing=DEPLOY_PLAN.paths(DEPLOY_HELDOUT_TIMING),
-        cli=DEPLOY_PLAN.paths(DEPLOY_CLI_SECONDS),
+        heldout=DEPLOY_JOBS.paths(DEPLOY_HELDOUT),
+        timing=DEPLOY_JOBS.paths(DEPLOY_HELDOUT_TIMING),
+        cli=DEPLOY_JOBS.paths(DEPLOY_CLI_SECONDS),
     output:
         **{name: report(path, caption="../report/deploy/tables.rst", category="New-model tools")
            for name, path in DEPLOY_TABLES.items()},
     params:
-        cells=[(c.dataset, c.method, c.budget) for c in DEPLOY_PLAN.cells],
+        cells=[(c.dataset, c.method, c.budget) for c in DEPLOY_JOBS.cells],
         level=DEPLOY["level"],
     resources:
         **JOB_RESOURCES.of("deploy_tables"),

@@ -4,17 +4,13 @@
 
 from benchcast.methods.irt_methods import check_fit_params  # noqa: E402
 
-IRTV = study_config("irt_validation")
+IRTV_STUDY = load_study("irt_validation")
+IRTV = IRTV_STUDY.config
 IRTV_FIT = check_fit_params({**IRTV["fit"], "dims": IRTV["dims"]})
 IRTV_DIR = "results/irt_validation/{dataset}"
 # py-irt pins pandas<3: its rule has an environment of its own (under --sdm conda set pyirt_python: python)
 PYIRT_ENV = "../envs/pyirt.yaml"
-STUDY_DATASETS["irt_validation"] = list(IRTV["datasets"])
-STUDY_OUTPUTS["irt_validation"] = [
-    "results/tables/irt_validation/fits.csv",
-    "results/tables/irt_validation/comparison.csv",
-    "results/tables/irt_validation/report.md",
-]
+IRTV_OUTPUTS = IRTV_STUDY.outputs()
 
 
 rule irtv_mask:
@@ -108,9 +104,9 @@ rule irt_validation:
         responses=expand("results/data/{dataset}/responses.parquet", dataset=IRTV["datasets"]),
         item_tables=expand("results/data/{dataset}/items.parquet", dataset=IRTV["datasets"]),
     output:
-        fits=STUDY_OUTPUTS["irt_validation"][0],
-        comparison=STUDY_OUTPUTS["irt_validation"][1],
-        report=report(STUDY_OUTPUTS["irt_validation"][2], caption="../report/irt_validation/report.rst",
+        fits=IRTV_OUTPUTS[0],
+        comparison=IRTV_OUTPUTS[1],
+        report=report(IRTV_OUTPUTS[2], caption="../report/irt_validation/report.rst",
                       category="IRT validation"),
     params:
         datasets=IRTV["datasets"],

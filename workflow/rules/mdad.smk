@@ -1,59 +1,30 @@
 # MDAD (Yauney et al., "How Reliable is Language Model Micro-Benchmarking?"): one run job per
 # (dataset, method, source count) over every trial and micro-benchmark size, then the tables.
-# The jobs come from benchcast.studies.mdad.plan.
+# The jobs come from benchcast.studies.mdad.jobs.
 
-from benchcast.studies.mdad.plan import (  # noqa: E402
+from benchcast.studies.mdad.jobs import (  # noqa: E402
     PERCENT_RUNS as MDAD_PERCENT_RUNS, REPORT_GROUP as MDAD_REPORT_GROUP, RUN_GROUP as MDAD_RUN_GROUP,
     RUNS as MDAD_RUNS, SAME_SIZE_RUNS as MDAD_SAME_SIZE_RUNS, TIMING as MDAD_TIMING,
-    Plan as MDADPlan,
 )
 
-MDAD = study_config("mdad")
-MDAD_PLAN = MDADPlan(MDAD, CATALOG)
-MDAD_TABLES = MDAD_PLAN.tables()
-MDAD_FIGURES = MDAD_PLAN.figures()
-MDAD_SAME_SIZE = MDAD_PLAN.same_size_outputs()
-MDAD_PERCENT = MDAD_PLAN.percent_outputs()
+MDAD_STUDY = load_study("mdad")
+MDAD = MDAD_STUDY.config
+MDAD_JOBS = MDAD_STUDY.jobs
+MDAD_TABLES = MDAD_JOBS.tables()
+MDAD_FIGURES = MDAD_JOBS.figures()
+MDAD_SAME_SIZE = MDAD_JOBS.same_size_outputs()
+MDAD_PERCENT = MDAD_JOBS.percent_outputs()
 # the paper's published results of a dataset: the catalog entry's paper_* files
 MDAD_PAPER = {
     d: {kind: catalog_file(d, f"paper_{kind}", "mdad tables") for kind in ("mdad", "estimation")}
     for d in MDAD["datasets"] if "paper_mdad" in CATALOG[d].files
-}
-STUDY_DATASETS["mdad"] = list(MDAD["datasets"])
-STUDY_OUTPUTS["mdad"] = MDAD_PLAN.final_outputs()
-STUDY_INDEX["mdad"] = {
-    "title": "How Reliable is Language Model Micro-Benchmarking? (Yauney et al.)",
-    "paper": "../shared/papers/micro-benchmarking-reliability-mdad.txt",
-    "tolerance": "MDAD within {m} points (k = 25: {m25}; k = 10 reported), error {e} points, tau {t}".format(
-        m=MDAD["tolerance"]["mdad"]["default"], m25=MDAD["tolerance"]["mdad"]["by_k"].get(25),
-        e=MDAD["tolerance"]["error"], t=MDAD["tolerance"]["tau"]),
-    "paper_vs_ours": MDAD_TABLES["paper_vs_ours"],
-    "sections": [
-        ["Eqs. 4-5: MDAD and agreement per selector, source count and size", [MDAD_TABLES["mdad"], MDAD_TABLES["agreement"]]],
-        ["Figure 4: estimation error and Kendall's tau", [MDAD_TABLES["estimation"]]],
-        ["Figure 1: rank correlation and MDAD against size, agreement at a small and a large size", [MDAD_FIGURES["figure1"]]],
-        ["Figures 3, 9: agreement curves and MDAD against size", [MDAD_FIGURES["figure3"]]],
-        ["Figure 4: error, tau and MDAD rows", [MDAD_FIGURES["figure4"]]],
-        ["Figures 6, 12: seen vs held-out half", [MDAD_FIGURES["figure6"]]],
-        ["Figure 13: number of source models", [MDAD_FIGURES["figure13"]]],
-        ["Figure 16: error, tau and MDAD per source count", [MDAD_FIGURES["figure16"]]],
-        ["Table 5: seen vs held-out half, averaged over the sizes", [MDAD_TABLES["table5"]]],
-        ["Across papers: every registry method on the same trials (no paper has this)",
-         [MDAD_TABLES["cross_paper"], MDAD_TABLES["cross_paper_summary"], MDAD_FIGURES["cross_paper"]]],
-        ["Figures 7, 8: agreement thresholds and bin resolutions", [MDAD_TABLES["sensitivity"], MDAD_FIGURES["figure7"],
-                                                                    MDAD_FIGURES["figure8"]]],
-        ["Table 2: seconds per trial (ours next to the paper's)", [MDAD_TABLES["table2"]]],
-        *([["Figures 10, 17: micro-benchmarks of a fixed percentage, of each subtask and of the whole benchmark",
-            list(MDAD_PERCENT.values())]] if MDAD_PERCENT else []),
-        ["Table 3: MDAD against the number of trials", [MDAD_TABLES["table3"]]],
-    ],
 }
 
 
 rule mdad:
     """Every output of the study (also part of `all` when `studies` lists it)."""
     input:
-        STUDY_OUTPUTS["mdad"],
+        MDAD_STUDY.outputs(),
 
 
 rule mdad_run:
@@ -65,7 +36,7 @@ rule mdad_run:
         timing=MDAD_TIMING,
     wildcard_constraints:
         dataset=names_regex(MDAD["datasets"]),
-        method=names_regex(MDAD_PLAN.methods),
+        method=names_regex(MDAD_JOBS.methods),
         n_source=r"\d+",
     params:
         seed=config["seed"],
@@ -74,8 +45,8 @@ rule mdad_run:
         min_accuracy=MDAD["min_accuracy"],
         dedupe_models=MDAD["dedupe_models"],
         # only this selector's parameters: changing another selector does not rerun this job
-        method_params=lambda w: MDAD_PLAN.methods[w.method],
-        sizes=lambda w: list(MDAD_PLAN.cell(w.dataset, w.method, w.n_source).sizes),
+        method_params=lambda w: MDAD_JOBS.methods[w.method],
+        sizes=lambda w: list(MDAD_JOBS.cell(w.dataset, w.method, w.n_source).sizes),
     group: MDAD_RUN_GROUP
     resources:
         **JOB_RESOURCES.of("mdad_run"),
@@ -92,8 +63,8 @@ rule mdad_run:
 rule mdad_tables:
     """MDAD with its intervals, agreement curves, estimation error and tau, paper vs ours."""
     input:
-        runs=MDAD_PLAN.run_files(),
-        timing=MDAD_PLAN.run_files(MDAD_TIMING),
+        runs=MDAD_JOBS.run_files(),
+        timing=MDAD_JOBS.run_files(MDAD_TIMING),
         paper=[f for files in MDAD_PAPER.values() for f in files.values()],
         paper_runtime=MDAD["paper_runtime"],
     output:
@@ -101,12 +72,12 @@ rule mdad_tables:
            for name, path in MDAD_TABLES.items()},
     params:
         seed=config["seed"],
-        cells=[(c.dataset, c.method, c.n_source) for c in MDAD_PLAN.cells],
+        cells=[(c.dataset, c.method, c.n_source) for c in MDAD_JOBS.cells],
         agreement=MDAD["agreement"],
         tolerance=MDAD["tolerance"],
         table3=MDAD["table3"],
         sensitivity=MDAD["sensitivity"],
-        selectors=MDAD_PLAN.selectors,
+        selectors=MDAD_JOBS.selectors,
         paper_files=MDAD_PAPER,
     group: MDAD_REPORT_GROUP
     resources:
@@ -135,7 +106,7 @@ rule mdad_figures:
            for name, path in MDAD_FIGURES.items()},
     params:
         figures=MDAD["figures"],
-        selectors=MDAD_PLAN.selectors,
+        selectors=MDAD_JOBS.selectors,
     group: MDAD_REPORT_GROUP
     resources:
         **JOB_RESOURCES.of("mdad_figures"),
@@ -156,7 +127,7 @@ rule mdad_same_size_run:
     wildcard_constraints:
         dataset=names_regex(MDAD["datasets"]),
         group=names_regex(MDAD["same_size"]["groups"]),
-        method=names_regex(MDAD_PLAN.methods),
+        method=names_regex(MDAD_JOBS.methods),
     params:
         seed=config["seed"],
         trials=MDAD["trials"],
@@ -164,7 +135,7 @@ rule mdad_same_size_run:
         group=lambda w: MDAD["same_size"]["groups"][w.group],
         n_source=MDAD["same_size"]["n_source"],
         sizes=MDAD["same_size"]["sizes"],
-        method_params=lambda w: MDAD_PLAN.methods[w.method],
+        method_params=lambda w: MDAD_JOBS.methods[w.method],
     group: MDAD_RUN_GROUP
     resources:
         **JOB_RESOURCES.of("mdad_same_size_run"),
@@ -181,7 +152,7 @@ rule mdad_same_size_run:
 rule mdad_same_size:
     """Figure 5 / Appendix L: MDAD of each group and the share of its pairs below it."""
     input:
-        runs=[MDAD_SAME_SIZE_RUNS.format(dataset=d, group=g, method=m) for d, g, m in MDAD_PLAN.same_size_cells()],
+        runs=[MDAD_SAME_SIZE_RUNS.format(dataset=d, group=g, method=m) for d, g, m in MDAD_JOBS.same_size_cells()],
     output:
         table=report(MDAD_SAME_SIZE.get("table", "results/tables/mdad/same_size.csv"), caption="../report/mdad/tables.rst",
                      category="MDAD", subcategory="Tables"),
@@ -189,7 +160,7 @@ rule mdad_same_size:
                       caption="../report/mdad/figures.rst", category="MDAD", subcategory="Figures"),
     params:
         seed=config["seed"],
-        cells=MDAD_PLAN.same_size_cells(),
+        cells=MDAD_JOBS.same_size_cells(),
         agreement=MDAD["agreement"],
     group: MDAD_REPORT_GROUP
     resources:
@@ -212,16 +183,16 @@ rule mdad_percent_run:
     wildcard_constraints:
         scope="benchmark|subtask",
         dataset=names_regex(MDAD["datasets"]),
-        method=names_regex(MDAD_PLAN.selectors),
+        method=names_regex(MDAD_JOBS.selectors),
         n_source=r"\d+",
     params:
         seed=config["seed"],
         n_targets=MDAD["n_targets"],
         min_accuracy=MDAD["min_accuracy"],
         dedupe_models=MDAD["dedupe_models"],
-        fractions=lambda w: MDAD_PLAN.percent_scope(w.scope)["fractions"],
-        trials=lambda w: MDAD_PLAN.percent_scope(w.scope)["trials"],
-        method_params=lambda w: MDAD_PLAN.methods[w.method],
+        fractions=lambda w: MDAD_JOBS.percent_scope(w.scope)["fractions"],
+        trials=lambda w: MDAD_JOBS.percent_scope(w.scope)["trials"],
+        method_params=lambda w: MDAD_JOBS.methods[w.method],
     group: MDAD_RUN_GROUP
     resources:
         **JOB_RESOURCES.of("mdad_percent_run"),
@@ -238,7 +209,7 @@ rule mdad_percent_run:
 rule mdad_percent:
     """Figures 10 and 17: error, tau and MDAD against the fraction selected."""
     input:
-        runs=[MDAD_PERCENT_RUNS.format(scope=s, dataset=d, method=m, n_source=n) for s, d, m, n in MDAD_PLAN.percent_cells()],
+        runs=[MDAD_PERCENT_RUNS.format(scope=s, dataset=d, method=m, n_source=n) for s, d, m, n in MDAD_JOBS.percent_cells()],
     output:
         table=report(MDAD_PERCENT.get("table", "results/tables/mdad/percent.csv"), caption="../report/mdad/tables.rst",
                      category="MDAD", subcategory="Tables"),
@@ -248,9 +219,9 @@ rule mdad_percent:
                         caption="../report/mdad/figures.rst", category="MDAD", subcategory="Figures"),
     params:
         seed=config["seed"],
-        cells=MDAD_PLAN.percent_cells(),
+        cells=MDAD_JOBS.percent_cells(),
         agreement=MDAD["agreement"],
-        selectors=MDAD_PLAN.selectors,
+        selectors=MDAD_JOBS.selectors,
     group: MDAD_REPORT_GROUP
     resources:
         **JOB_RESOURCES.of("mdad_tables"),

@@ -1,36 +1,23 @@
 # "How benchmark prediction from fewer data misses the mark": splits, one job per
 # (dataset, split, method, n) looping over trials, then metrics, figures and tables.
-# The jobs a config asks for come from benchcast.studies.misses_the_mark.plan.
+# The jobs a config asks for come from benchcast.studies.misses_the_mark.jobs.
 
-from benchcast.studies.misses_the_mark.analysis import published_costs  # noqa: E402
-from benchcast.studies.misses_the_mark.plan import (  # noqa: E402
-    FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_PRIORITY, Plan, REPORT_GROUP as MTM_REPORT_GROUP,
+from benchcast.studies.misses_the_mark.jobs import (  # noqa: E402
+    FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_PRIORITY, REPORT_GROUP as MTM_REPORT_GROUP,
     RUNS as MTM_RUNS, SPLITS as MTM_SPLITS, TABLES as MTM_TABLES, TIMING as MTM_TIMING,
 )
 
-MTM = study_config("misses_the_mark")
-MTM_PLAN = Plan(MTM, CATALOG)
-MTM_CELLS = MTM_PLAN.cells()
-MTM_FIG5 = MTM_PLAN.figure5_dataset
-STUDY_DATASETS["misses_the_mark"] = list(MTM["datasets"])
-STUDY_OUTPUTS["misses_the_mark"] = MTM_PLAN.final_outputs()
-STUDY_INDEX["misses_the_mark"] = {
-    "title": "How Benchmark Prediction from Fewer Data Misses the Mark (Zhang, Dorner & Hardt)",
-    "paper": "../shared/papers/benchmark-prediction-misses-the-mark.txt",
-    "tolerance": "|ours - paper| <= max({abs}, {rel} x paper) in estimation-gap points ({by} for {methods})".format(
-        abs=MTM["tolerance"]["abs"], rel=MTM["tolerance"]["rel"],
-        by=", ".join(sorted({str(v) for v in MTM["tolerance"].get("rel_by_method", {}).values()})) or "-",
-        methods=", ".join(MTM["tolerance"].get("rel_by_method", {})) or "none"),
-    "paper_vs_ours": f"{MTM_TABLES}/paper_vs_ours.csv",
-    "sections": MTM_PLAN.index_sections(),
-}
-STUDY_COSTS["misses_the_mark"] = published_costs(MTM_PLAN.method_name)
+MTM_STUDY = load_study("misses_the_mark")
+MTM = MTM_STUDY.config
+MTM_JOBS = MTM_STUDY.jobs
+MTM_CELLS = MTM_JOBS.cells()
+MTM_FIG5 = MTM_JOBS.figure5_dataset
 
 
 rule misses_the_mark:
     """Every output of the study (also part of `all` when `studies` lists it)."""
     input:
-        STUDY_OUTPUTS["misses_the_mark"],
+        MTM_STUDY.outputs(),
 
 
 rule mtm_splits:
@@ -66,20 +53,20 @@ rule mtm_prefit:
     output:
         directory(MTM_PREFIT),
     wildcard_constraints:
-        fit=names_regex(MTM_PLAN.prefit_keys()),
+        fit=names_regex(MTM_JOBS.prefit_keys()),
     params:
-        kind=lambda w: MTM_PLAN.prefit_kind(w.fit),
-        settings=lambda w: MTM_PLAN.prefit_settings(w.fit, w.split),
+        kind=lambda w: MTM_JOBS.prefit_kind(w.fit),
+        settings=lambda w: MTM_JOBS.prefit_settings(w.fit, w.split),
         budgets=MTM["budgets"],
         seed=config["seed"],
-    group: lambda w: MTM_PLAN.prefit_group(w.fit)
+    group: lambda w: MTM_JOBS.prefit_group(w.fit)
     resources:
         **JOB_RESOURCES.of("mtm_prefit", "fit"),
         # SLURM starts jobs by its own priority: hand it the group's (slurm_nice)
-        slurm_extra=lambda w: slurm_nice(MTM_PLAN.group_priority(MTM_PLAN.prefit_group(w.fit))),
+        slurm_extra=lambda w: slurm_nice(MTM_JOBS.group_priority(MTM_JOBS.prefit_group(w.fit))),
     # the longest jobs of the grid, and their run jobs wait on them: start them first so that
     # they do not become the tail of a run on few cores
-    priority: lambda w: PREFIT_PRIORITY[MTM_PLAN.prefit_kind(w.fit)]
+    priority: lambda w: PREFIT_PRIORITY[MTM_JOBS.prefit_kind(w.fit)]
     log:
         "logs/misses_the_mark/prefit/{dataset}/{split}/{fit}.log",
     benchmark:
@@ -93,21 +80,21 @@ rule mtm_prefit:
 rule mtm_run:
     """All trials of one method at one budget on one dataset and split."""
     input:
-        unpack(lambda w: MTM_PLAN.run_inputs(w.dataset, w.split, w.method)),
+        unpack(lambda w: MTM_JOBS.run_inputs(w.dataset, w.split, w.method)),
     output:
         estimates=MTM_RUNS,
         timing=MTM_TIMING,
     params:
         seed=config["seed"],
         # only this method's parameters: changing another method's does not rerun this job
-        method_params=lambda w: MTM_PLAN.method_params(w.method, w.split),
-        method_name=lambda w: MTM_PLAN.method_name.get(w.method, w.method),
-        prefit_kind=lambda w: MTM_PLAN.prefit(w.method),
-    group: lambda w: MTM_PLAN.run_group(w.method)
+        method_params=lambda w: MTM_JOBS.method_params(w.method, w.split),
+        method_name=lambda w: MTM_JOBS.method_name.get(w.method, w.method),
+        prefit_kind=lambda w: MTM_JOBS.prefit(w.method),
+    group: lambda w: MTM_JOBS.run_group(w.method)
     resources:
         **JOB_RESOURCES.of("mtm_run", "method"),
-        slurm_extra=lambda w: slurm_nice(MTM_PLAN.group_priority(MTM_PLAN.run_group(w.method))),
-    priority: lambda w: MTM_PLAN.run_priority(w.method, w.n)
+        slurm_extra=lambda w: slurm_nice(MTM_JOBS.group_priority(MTM_JOBS.run_group(w.method))),
+    priority: lambda w: MTM_JOBS.run_priority(w.method, w.n)
     log:
         "logs/misses_the_mark/run/{dataset}/{split}/{method}/n={n}.log",
     benchmark:
@@ -121,8 +108,8 @@ rule mtm_run:
 rule mtm_metrics:
     """Estimation gap, standard error and reduction per (dataset, split, n, method)."""
     input:
-        runs=MTM_PLAN.cell_files(MTM_RUNS),
-        timing=MTM_PLAN.cell_files(MTM_TIMING),
+        runs=MTM_JOBS.cell_files(MTM_RUNS),
+        timing=MTM_JOBS.cell_files(MTM_TIMING),
     output:
         cells="results/metrics/misses_the_mark/cells.parquet",
     params:
@@ -143,7 +130,7 @@ rule mtm_metrics:
 rule mtm_similarity:
     """Figure 4: per-target similarity (eq. 4) vs normalized gap (eq. 6), correlated per dataset x method."""
     input:
-        runs=MTM_PLAN.cell_files(MTM_RUNS),
+        runs=MTM_JOBS.cell_files(MTM_RUNS),
         splits=expand(MTM_SPLITS, dataset=MTM["datasets"], split=MTM["splits"]),
         data=expand("results/data/{dataset}/{table}.parquet", dataset=MTM["datasets"], table=["models", "responses", "items"]),
     output:
@@ -152,7 +139,7 @@ rule mtm_similarity:
         png=report(f"{MTM_FIGS}/figure4.png", caption="../report/misses_the_mark/figure4.rst", category="Misses the mark", subcategory="Model similarity"),
     params:
         cells=MTM_CELLS,
-        titles=MTM_PLAN.titles(MTM["datasets"]),
+        titles=MTM_JOBS.titles(MTM["datasets"]),
     group: MTM_REPORT_GROUP
     resources:
         **JOB_RESOURCES.of("mtm_similarity"),
@@ -169,8 +156,8 @@ rule mtm_similarity:
 rule mtm_figure5:
     """Figure 5: normalized gap by similarity bin, AIPW (n=50) vs Random-Sampling (n=100)."""
     input:
-        aipw=MTM_PLAN.figure5_run("aipw", MTM["figure5"]["aipw_n"]),
-        rs=MTM_PLAN.figure5_run("random_sampling", MTM["figure5"]["random_sampling_n"]),
+        aipw=MTM_JOBS.figure5_run("aipw", MTM["figure5"]["aipw_n"]),
+        rs=MTM_JOBS.figure5_run("random_sampling", MTM["figure5"]["random_sampling_n"]),
         splits=MTM_SPLITS.format(dataset=MTM_FIG5, split=MTM["figure5"]["split"]),
         data=expand("results/data/{dataset}/{table}.parquet", dataset=[MTM_FIG5], table=["models", "responses", "items"]),
     output:
@@ -199,15 +186,15 @@ rule mtm_tables:
     input:
         cells="results/metrics/misses_the_mark/cells.parquet",
         paper=MTM["paper_values"],
-        timing=MTM_PLAN.cell_files(MTM_TIMING),
+        timing=MTM_JOBS.cell_files(MTM_TIMING),
     output:
         heatmaps_png=[
             report(f"{MTM_FIGS}/heatmap_{s}_n{n}.png", caption="../report/misses_the_mark/heatmap.rst", category="Misses the mark",
                    subcategory="Estimation gap", labels={"split": s, "n": str(n)})
             for s in MTM["splits"] for n in MTM["budgets"]
         ],
-        heatmaps_md=MTM_PLAN.heatmaps(MTM_TABLES, "md"),
-        heatmaps_csv=MTM_PLAN.heatmaps(MTM_TABLES, "csv"),
+        heatmaps_md=MTM_JOBS.heatmaps(MTM_TABLES, "md"),
+        heatmaps_csv=MTM_JOBS.heatmaps(MTM_TABLES, "csv"),
         kendall_tau=report(f"{MTM_TABLES}/kendall_tau.csv", caption="../report/misses_the_mark/kendall_tau.rst", category="Misses the mark", subcategory="Tables"),
         kendall_tau_md=f"{MTM_TABLES}/kendall_tau.md",
         table1=report(f"{MTM_TABLES}/table1.csv", caption="../report/misses_the_mark/table1.rst", category="Misses the mark", subcategory="Tables"),
@@ -220,7 +207,7 @@ rule mtm_tables:
     params:
         splits=MTM["splits"],
         budgets=MTM["budgets"],
-        titles=MTM_PLAN.titles(CATALOG.names("item_binary")),
+        titles=MTM_JOBS.titles(CATALOG.names("item_binary")),
         timing_cells=MTM_CELLS,
         table2_dataset=MTM_FIG5,
         tolerance=MTM["tolerance"],

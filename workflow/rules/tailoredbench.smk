@@ -1,39 +1,24 @@
 # TailoredBench (Yuan et al.): the dump's own source/target roles in every run, one job per
 # (setting, inference count) looping over the runs, then tables and figures.
-# The settings and jobs come from benchcast.studies.tailoredbench.plan.
+# The settings and jobs come from benchcast.studies.tailoredbench.jobs.
 
-from benchcast.studies.tailoredbench.plan import (  # noqa: E402
+from benchcast.studies.tailoredbench.jobs import (  # noqa: E402
     METRICS as TB_METRICS, PREFIT as TB_PREFIT, REPORT_GROUP as TB_REPORT_GROUP, RUN_GROUP as TB_RUN_GROUP,
-    RUNS as TB_RUNS, SPLITS as TB_SPLITS, TIMING as TB_TIMING, Plan as TBPlan,
+    RUNS as TB_RUNS, SPLITS as TB_SPLITS, TIMING as TB_TIMING,
 )
 
-TB = study_config("tailoredbench")
-TB_PLAN = TBPlan(TB, CATALOG)
+TB_STUDY = load_study("tailoredbench")
+TB = TB_STUDY.config
+TB_JOBS = TB_STUDY.jobs
 TB_DATASET = TB["dataset"]
-TB_TABLES = TB_PLAN.tables()
-TB_FIGURES = TB_PLAN.figures()
-STUDY_DATASETS["tailoredbench"] = [TB_DATASET]
-STUDY_OUTPUTS["tailoredbench"] = TB_PLAN.final_outputs()
-STUDY_INDEX["tailoredbench"] = {
-    "title": "TailoredBench: Efficient Benchmark Evaluation with Tailored Core Sets (Yuan et al.)",
-    "paper": "../shared/papers/tailoredbench.txt",
-    "tolerance": "|ours - paper| <= {t6} (Table 6), {d} (ablations), Kendall's tau / MAE".format(
-        t6=" / ".join(str(TB["tolerance"]["table6"][m]) for m in ("tau", "mae")),
-        d=" / ".join(str(TB["tolerance"]["default"][m]) for m in ("tau", "mae"))),
-    "paper_vs_ours": TB_TABLES["paper_vs_ours"],
-    "sections": [
-        ["Table 6 / Table 1 (GSM8K)", [TB_TABLES["table6"]]],
-        *[[f"Table {t.removeprefix('table')} (GSM8K)", [TB_TABLES[t]]] for t in TB["ablations"]],
-        ["Figures 3a, 3b, 4, 7 (GSM8K)", list(TB_FIGURES.values())],
-        ["Z-test and pairwise ranking accuracy", [TB_TABLES["z_test"], TB_TABLES["summary"]]],
-    ],
-}
+TB_TABLES = TB_JOBS.tables()
+TB_FIGURES = TB_JOBS.figures()
 
 
 rule tailoredbench:
     """Every output of the study (also part of `all` when `studies` lists it)."""
     input:
-        STUDY_OUTPUTS["tailoredbench"],
+        TB_STUDY.outputs(),
 
 
 rule tb_splits:
@@ -65,10 +50,10 @@ rule tb_prefit:
     output:
         directory(TB_PREFIT),
     wildcard_constraints:
-        setting=names_regex(TB_PLAN.prefit_names()),
+        setting=names_regex(TB_JOBS.prefit_names()),
     params:
-        settings=lambda w: TB_PLAN.prefit_settings(w.setting),
-        budgets=lambda w: list(TB_PLAN.settings[w.setting].budgets),
+        settings=lambda w: TB_JOBS.prefit_settings(w.setting),
+        budgets=lambda w: list(TB_JOBS.settings[w.setting].budgets),
         seed=config["seed"],
         min_accuracy=TB["min_accuracy"],
     resources:
@@ -86,19 +71,19 @@ rule tb_prefit:
 rule tb_run:
     """All runs of one setting at one inference count."""
     input:
-        unpack(lambda w: TB_PLAN.run_inputs(w.setting)),
+        unpack(lambda w: TB_JOBS.run_inputs(w.setting)),
     output:
         estimates=TB_RUNS,
         timing=TB_TIMING,
     wildcard_constraints:
-        setting=names_regex(TB_PLAN.settings),
+        setting=names_regex(TB_JOBS.settings),
     params:
         seed=config["seed"],
         min_accuracy=TB["min_accuracy"],
         # only this setting's method and parameters: changing another setting does not rerun this job
-        method=lambda w: TB_PLAN.settings[w.setting].method,
-        method_params=lambda w: TB_PLAN.settings[w.setting].params,
-        prefit_kind=lambda w: "irt" if TB_PLAN.prefit_settings(w.setting) else None,
+        method=lambda w: TB_JOBS.settings[w.setting].method,
+        method_params=lambda w: TB_JOBS.settings[w.setting].params,
+        prefit_kind=lambda w: "irt" if TB_JOBS.prefit_settings(w.setting) else None,
     group: TB_RUN_GROUP
     resources:
         **JOB_RESOURCES.of("tb_run"),
@@ -115,11 +100,11 @@ rule tb_run:
 rule tb_metrics:
     """Kendall's tau, MAE and pairwise ranking accuracy of every run of every setting."""
     input:
-        runs=TB_PLAN.cell_files(TB_RUNS),
+        runs=TB_JOBS.cell_files(TB_RUNS),
     output:
         TB_METRICS,
     params:
-        cells=TB_PLAN.cells(),
+        cells=TB_JOBS.cells(),
     group: TB_REPORT_GROUP
     resources:
         **JOB_RESOURCES.of("tb_metrics"),
@@ -144,7 +129,7 @@ rule tb_tables:
     params:
         table6=TB["table6"],
         ablations=TB["ablations"],
-        figures={fig: TB_PLAN.figure_points(fig) for fig in TB["figures"]},
+        figures={fig: TB_JOBS.figure_points(fig) for fig in TB["figures"]},
         tolerance=TB["tolerance"],
     group: TB_REPORT_GROUP
     resources:

@@ -424,3 +424,12 @@ def iter_item_datasets(names: Iterable[str], catalog) -> list[DatasetSpec]:
                 "list only item_binary datasets in this study's config",
             )
     return specs
+
+
+def dataset_tables(dataset: str) -> dict[str, str]:
+    """The ingested tables of an item-level dataset, by the input names every study's jobs use."""
+    return {
+        "models": f"results/data/{dataset}/models.parquet",
+        "responses": f"results/data/{dataset}/responses.parquet",
+        "item_table": f"results/data/{dataset}/items.parquet",
+    }

@@ -5,7 +5,8 @@ tolerance (counted from the study's ``paper_vs_ours.csv``).
 A study describes itself in its rules file (``STUDY_INDEX[study]``, see ``workflow/rules/common.smk``):
 ``{"title", "paper", "tolerance", "paper_vs_ours", "sections": [[section, [path, ...]], ...]}``.
 Every ``paper_vs_ours.csv`` has the columns ``ours``, ``paper`` and ``within_tolerance``; a number
-counts when both ``ours`` and ``paper`` are present.
+counts when ``ours``, ``paper`` and its verdict are present (a blank ``within_tolerance`` is a number
+the study reports without judging it, e.g. MDAD at k = 10).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def share_within(comparison: pd.DataFrame, source: str = "<table>") -> tuple[int
     missing = [c for c in REQUIRED if c not in comparison.columns]
     if missing:
         raise DataError(source, ",".join(missing), "missing columns", "rebuild it with this version's study rules")
-    both = comparison.dropna(subset=["ours", "paper"])
+    both = comparison.dropna(subset=["ours", "paper", "within_tolerance"])
     within = both["within_tolerance"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
     return int(within.sum()), len(both)
 

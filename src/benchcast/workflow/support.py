@@ -115,9 +115,15 @@ def _deep_update(base: dict, over: dict) -> None:
             base[key] = copy.deepcopy(value)
 
 
+#: ``include: artifact`` (config/all_papers.yaml): every study of the artifact with its own config file
+ARTIFACT = "artifact"
+
+
 def resolve_includes(defaults: dict, overrides: dict, root: Path) -> dict | None:
     """The config of a run whose config files name others under ``include:`` (config/all_papers.yaml),
-    or None when none does.
+    or None when none does. ``include: artifact`` names every study of the artifact
+    (``benchcast.studies.artifact_config_files``): their config files are included and, unless the
+    command line sets ``studies``, they are the run's studies.
 
     Layers, later wins (dicts merged key by key, lists replaced, as Snakemake merges config files):
     the workflow's default config, each included file in order, then what the command line gave
@@ -127,6 +133,11 @@ def resolve_includes(defaults: dict, overrides: dict, root: Path) -> dict | None
     includes = overrides.get("include")
     if includes is None:
         return None
+    if includes == ARTIFACT:
+        from benchcast.studies import artifact_config_files
+
+        studies, includes = artifact_config_files()
+        overrides = {"studies": studies, **overrides}
     if isinstance(includes, str):
         includes = [includes]
     merged = copy.deepcopy(defaults)
@@ -143,12 +154,3 @@ def resolve_includes(defaults: dict, overrides: dict, root: Path) -> dict | None
     _deep_update(merged, overrides)
     merged.pop("include")
     return merged
-
-
-def dataset_tables(dataset: str) -> dict[str, str]:
-    """The ingested tables of an item-level dataset, by the input names every study's jobs use."""
-    return {
-        "models": f"results/data/{dataset}/models.parquet",
-        "responses": f"results/data/{dataset}/responses.parquet",
-        "item_table": f"results/data/{dataset}/items.parquet",
-    }

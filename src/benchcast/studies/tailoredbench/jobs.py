@@ -14,11 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from benchcast.data.catalog import Catalog
-from benchcast.data.item_level import iter_item_datasets
+from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY
 from benchcast.methods.irt_methods import check_fit_params
-from benchcast.workflow.support import dataset_tables
 
 SPLITS = "results/splits/tailoredbench/{dataset}.parquet"
 RUNS = "results/runs/tailoredbench/{dataset}/{setting}/n={n}.parquet"
@@ -43,7 +42,7 @@ class Setting:
 
 
 @dataclass
-class Plan:
+class Jobs:
     """The study's jobs for ``config["tailoredbench"]`` (validated, defaults filled in). Construction
     checks the datasets, methods, table references and budgets before any job runs."""
 

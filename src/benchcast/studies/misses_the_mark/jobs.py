@@ -11,10 +11,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from benchcast.data.catalog import Catalog
-from benchcast.data.item_level import iter_item_datasets
+from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY
-from benchcast.workflow.support import dataset_tables
 
 RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
 TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
@@ -64,7 +63,7 @@ def check_budgets(budgets: Mapping[str, list[int]], specs) -> None:
 
 
 @dataclass
-class Plan:
+class Jobs:
     """The study's jobs for ``config["misses_the_mark"]`` (validated, defaults filled in).
 
     Construction checks what can be checked before any job runs: the datasets are item-level

@@ -45,7 +45,7 @@ class Cell:
 
 
 @dataclass
-class Plan:
+class Jobs:
     """The study's jobs for ``config["cf_tasks"]`` (validated, defaults filled in). Construction
     checks the matrices' datasets and the methods before any job runs."""
 

@@ -41,7 +41,7 @@ class Cell:
 
 
 @dataclass
-class Plan:
+class Jobs:
     """The study's jobs for ``config["mdad"]`` (validated, defaults filled in). Construction checks
     the datasets and methods before any job runs."""
 

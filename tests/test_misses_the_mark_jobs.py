@@ -1,4 +1,4 @@
-"""benchcast.studies.misses_the_mark.plan: the jobs, inputs and parameters a config asks for,
+"""benchcast.studies.misses_the_mark.jobs: the jobs, inputs and parameters a config asks for,
 on the repository's own configs (merged as Snakemake merges --configfile overlays)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from snakemake.utils import update_config, validate
 from benchcast.data.catalog import load_catalog
 from benchcast.errors import ConfigError
 from benchcast.studies.misses_the_mark.analysis import cell_metrics, kendall_tau_markdown
-from benchcast.studies.misses_the_mark.plan import Plan, check_budgets
+from benchcast.studies.misses_the_mark.jobs import Jobs, check_budgets
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = str(REPO / "workflow" / "schemas" / "misses_the_mark.schema.yaml")
@@ -37,7 +37,7 @@ def catalog():
 
 
 def test_full_grid_cells_and_outputs(catalog):
-    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    plan = Jobs(study_config("misses_the_mark.yaml"), catalog)
     assert (
         len(plan.methods) == 13
         and "pca_k2" in plan.methods
@@ -54,8 +54,8 @@ def test_full_grid_cells_and_outputs(catalog):
 
 
 def test_reduced_overlay_changes_only_random_search_learn_and_tailoredbench(catalog):
-    full = Plan(study_config("misses_the_mark.yaml"), catalog)
-    reduced = Plan(study_config("misses_the_mark.yaml", "misses_the_mark_reduced.yaml"), catalog)
+    full = Jobs(study_config("misses_the_mark.yaml"), catalog)
+    reduced = Jobs(study_config("misses_the_mark.yaml", "misses_the_mark_reduced.yaml"), catalog)
     assert reduced.cells() == full.cells()
     for label in full.methods:
         for split in ("interpolation", "extrapolation"):
@@ -69,7 +69,7 @@ def test_reduced_overlay_changes_only_random_search_learn_and_tailoredbench(cata
 
 
 def test_method_params_carry_the_shared_irt_fit_per_split(catalog):
-    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    plan = Jobs(study_config("misses_the_mark.yaml"), catalog)
     interp = plan.method_params("p_irt", "interpolation")["irt"]
     extra = plan.method_params("gp_irt", "extrapolation")["irt"]
     assert interp == {"dims": 10, "fitter": "map"}
@@ -80,7 +80,7 @@ def test_method_params_carry_the_shared_irt_fit_per_split(catalog):
 
 
 def test_run_inputs_name_each_methods_prefit(catalog):
-    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    plan = Jobs(study_config("misses_the_mark.yaml"), catalog)
     plain = plan.run_inputs("mrpc", "interpolation", "aipw")
     assert set(plain) == {"models", "responses", "item_table", "splits"}
     # P-IRT and GP-IRT share one IRT prefit per (dataset, split); Lasso's path is per label
@@ -109,25 +109,25 @@ def test_bad_configs_are_refused_with_the_key(catalog):
     bad = copy.deepcopy(cfg)
     bad["trials_by_method"] = {"random_serch_learn": 5}
     with pytest.raises(ConfigError, match="trials_by_method: random_serch_learn"):
-        Plan(bad, catalog)
+        Jobs(bad, catalog)
     bad = copy.deepcopy(cfg)
     bad["methods"] = [*bad["methods"], {"name": "aipw"}]
     with pytest.raises(ConfigError, match="listed twice"):
-        Plan(bad, catalog)
+        Jobs(bad, catalog)
     bad = copy.deepcopy(cfg)
     bad["methods"] = [{"name": "nope"}]
     with pytest.raises(ConfigError, match="unknown method 'nope'"):
-        Plan(bad, catalog)
+        Jobs(bad, catalog)
     bad = copy.deepcopy(cfg)
     bad["methods"] = [{"name": "p_irt", "params": {"irt": {"dims": 3}}}]
     with pytest.raises(ConfigError, match="remove params.irt"):
-        Plan(bad, catalog).method_params("p_irt", "interpolation")
+        Jobs(bad, catalog).method_params("p_irt", "interpolation")
     with pytest.raises(ConfigError, match="misses_the_mark.budgets: budget 10000"):
         check_budgets({"misses_the_mark.budgets": [50, 10000]}, [catalog["mrpc"]])
 
 
 def test_slurm_groups_keep_prefit_readers_with_their_prefit(catalog):
-    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    plan = Jobs(study_config("misses_the_mark.yaml"), catalog)
     assert plan.run_group("p_irt") == plan.run_group("gp_irt") == plan.prefit_group("irt") == "mtm_fit_irt"
     assert plan.run_group("lasso") == plan.prefit_group("lasso")
     assert plan.run_group("random_search_learn") == "mtm_search"
@@ -140,7 +140,7 @@ def test_slurm_groups_keep_prefit_readers_with_their_prefit(catalog):
 
 
 def test_slurm_group_priority_is_its_highest_members(catalog):
-    plan = Plan(study_config("misses_the_mark.yaml"), catalog)
+    plan = Jobs(study_config("misses_the_mark.yaml"), catalog)
     assert plan.group_priority("mtm_fit_irt") == 10  # the IRT fit; its P-IRT / GP-IRT runs have 0
     assert plan.group_priority("mtm_fit_lasso") == 5
     assert plan.group_priority("mtm_search") == 8  # Random-Search-Learn at n = 200: 6 + 2

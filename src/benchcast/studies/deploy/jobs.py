@@ -26,7 +26,7 @@ class Cell:
 
 
 @dataclass
-class Plan:
+class Jobs:
     """The jobs for ``config["deploy"]`` (validated, defaults filled in)."""
 
     config: Mapping

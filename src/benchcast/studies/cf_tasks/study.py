@@ -1,0 +1,54 @@
+"""Collaborative filtering at task level (Zhong, Yi & Ye) under the study contract."""
+
+from __future__ import annotations
+
+from benchcast.studies.cf_tasks.jobs import RUN_GROUP, Jobs
+from benchcast.studies.contract import Study
+
+
+class CFTasks(Study):
+    name = "cf_tasks"
+    title = "Efficient Evaluation of Large Language Models via Collaborative Filtering (Zhong, Yi & Ye)"
+    paper = "../shared/papers/collaborative-filtering-efficient-evaluation.txt"
+    position = 60
+    # its run, tune and prefit jobs take 7 s on average
+    job_groups = {RUN_GROUP: 8}
+
+    def __init__(self, config, catalog):
+        super().__init__(config, catalog)
+        self.jobs = Jobs(config, catalog)
+
+    def datasets(self) -> list[str]:
+        return self.jobs.datasets()
+
+    def outputs(self) -> list[str]:
+        return self.jobs.final_outputs()
+
+    def index(self) -> dict:
+        tables, figures, tuning = self.jobs.tables(), self.jobs.figures(), self.jobs.tuning_outputs()
+        return self.index_entry(
+            "the paper's claims on our matrices (its benchmarks are not mirrored)",
+            tables["paper_vs_ours"],
+            [
+                [
+                    "Figure 5: MAE and weighted MAE of accuracy and rank against the budget ratio",
+                    [tables["figure5"], figures["figure5"]],
+                ],
+                [
+                    "Figure 6: model-pair similarity on a task against the other tasks",
+                    list(self.jobs.figure6_outputs().values()),
+                ],
+                ["Table 5: against the low-rank completion baseline", [tables["table5"]]],
+                ["Figure 8: with and without optimal-transport oversampling", [tables["figure8"], figures["figure8"]]],
+                ["Table 3: seconds per new model", [tables["table3"]]],
+                ["Table 4: top-k recall and NDCG", [tables["table4"]]],
+            ]
+            + (
+                [["Figure 9: the hyper-parameter search on the initial models", list(tuning.values())]]
+                if tuning
+                else []
+            ),
+        )
+
+
+STUDY = CFTasks

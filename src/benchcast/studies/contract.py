@@ -1,0 +1,83 @@
+"""The study contract: what every study declares, so that the shared workflow needs no edit when a
+study is added.
+
+A study ``S`` is its own folders -- ``src/benchcast/studies/S/`` (with ``study.py``),
+``workflow/rules/S.smk``, ``workflow/schemas/S.schema.yaml``, ``workflow/scripts/S/``,
+``workflow/report/S/`` -- and its config file ``config/S.yaml``. ``study.py`` defines one subclass
+of :class:`Study` and names it ``STUDY``; :func:`benchcast.studies.registry` finds it from the
+folder. From the subclass the shared parts follow:
+
+* the workflow loads ``S.smk`` when ``studies`` lists ``S`` and registers, through
+  ``study("S")`` in ``workflow/rules/common.smk``, its outputs (rule ``all`` and the target rule
+  ``S``), the datasets it reads (rule ``data``), its index entry (``results/index.md``) and its
+  paper's published costs (``results/tables/performance.csv``);
+* the SLURM profile bundles its job groups (:attr:`Study.job_groups`);
+* ``config/all_papers.yaml`` includes its config file when it is part of the artifact
+  (:attr:`Study.artifact`);
+* the config schema's list of studies and the layout test read the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from benchcast.data.catalog import Catalog
+
+
+class Study:
+    """One reproduced paper (or check) as the workflow sees it.
+
+    Class attributes describe the study without a config; an instance is the study for one run's
+    validated config section (``config[S]``, defaults filled in by its schema) and the catalog.
+    """
+
+    #: the study's name: its folder, rules file, schema, scripts and captions folder, config key
+    name: ClassVar[str]
+    #: the paper it reproduces, as the index titles it
+    title: ClassVar[str] = ""
+    #: the paper's text, for the index
+    paper: ClassVar[str | None] = None
+    #: where the study stands among the others (the registry's and all_papers' order)
+    position: ClassVar[int] = 100
+    #: whether ``config/all_papers.yaml`` (artifact evaluation) runs it, with :attr:`config_file`
+    artifact: ClassVar[bool] = True
+    #: the config file of its full run (default ``config/<name>.yaml``; None: it has none)
+    config_file: ClassVar[str | None] = ""
+    #: SLURM job groups of its rules (``group:``) -> how many of a group's pieces share one submission
+    job_groups: ClassVar[Mapping[str, int]] = {}
+
+    def __init__(self, config: Mapping[str, Any], catalog: Catalog):
+        self.config = config
+        self.catalog = catalog
+
+    @classmethod
+    def config_path(cls) -> str | None:
+        return f"config/{cls.name}.yaml" if cls.config_file == "" else cls.config_file
+
+    def datasets(self) -> list[str]:
+        """The catalog datasets its jobs read (ingested by rule ``data``)."""
+        raise NotImplementedError
+
+    def outputs(self) -> list[str]:
+        """Its final outputs: what its target rule and rule ``all`` build."""
+        raise NotImplementedError
+
+    def index(self) -> dict | None:
+        """Its entry of ``results/index.md`` (:mod:`benchcast.workflow.paper_index`), or None:
+        ``{"title", "paper", "tolerance", "paper_vs_ours", "sections": [[section, [path, ...]]]}``."""
+        return None
+
+    def costs(self) -> dict[str, object]:
+        """The paper's own published cost per method label (``"(all)"`` for the whole study)."""
+        return {}
+
+    def index_entry(self, tolerance: str, paper_vs_ours: str, sections: list) -> dict:
+        """An :meth:`index` entry with this study's title and paper."""
+        return {
+            "title": self.title,
+            "paper": self.paper,
+            "tolerance": tolerance,
+            "paper_vs_ours": paper_vs_ours,
+            "sections": sections,
+        }

@@ -1,0 +1,76 @@
+"""MDAD (Yauney et al., "How Reliable is Language Model Micro-Benchmarking?") under the study contract."""
+
+from __future__ import annotations
+
+from benchcast.studies.contract import Study
+from benchcast.studies.mdad.jobs import RUN_GROUP, Jobs
+
+
+class MDAD(Study):
+    name = "mdad"
+    title = "How Reliable is Language Model Micro-Benchmarking? (Yauney et al.)"
+    paper = "../shared/papers/micro-benchmarking-reliability-mdad.txt"
+    position = 50
+    # its run jobs take seconds each, the IRT selector's minutes
+    job_groups = {RUN_GROUP: 6}
+
+    def __init__(self, config, catalog):
+        super().__init__(config, catalog)
+        self.jobs = Jobs(config, catalog)
+
+    def datasets(self) -> list[str]:
+        return list(self.config["datasets"])
+
+    def outputs(self) -> list[str]:
+        return self.jobs.final_outputs()
+
+    def index(self) -> dict:
+        tol = self.config["tolerance"]
+        tables, figures, percent = self.jobs.tables(), self.jobs.figures(), self.jobs.percent_outputs()
+        return self.index_entry(
+            "MDAD within {m} points (k = 25: {m25}; k = 10 reported), error {e} points, tau {t}".format(
+                m=tol["mdad"]["default"], m25=tol["mdad"]["by_k"].get(25), e=tol["error"], t=tol["tau"]
+            ),
+            tables["paper_vs_ours"],
+            [
+                [
+                    "Eqs. 4-5: MDAD and agreement per selector, source count and size",
+                    [tables["mdad"], tables["agreement"]],
+                ],
+                ["Figure 4: estimation error and Kendall's tau", [tables["estimation"]]],
+                [
+                    "Figure 1: rank correlation and MDAD against size, agreement at a small and a large size",
+                    [figures["figure1"]],
+                ],
+                ["Figures 3, 9: agreement curves and MDAD against size", [figures["figure3"]]],
+                ["Figure 4: error, tau and MDAD rows", [figures["figure4"]]],
+                ["Figures 6, 12: seen vs held-out half", [figures["figure6"]]],
+                ["Figure 13: number of source models", [figures["figure13"]]],
+                ["Figure 16: error, tau and MDAD per source count", [figures["figure16"]]],
+                ["Table 5: seen vs held-out half, averaged over the sizes", [tables["table5"]]],
+                [
+                    "Across papers: every registry method on the same trials (no paper has this)",
+                    [tables["cross_paper"], tables["cross_paper_summary"], figures["cross_paper"]],
+                ],
+                [
+                    "Figures 7, 8: agreement thresholds and bin resolutions",
+                    [tables["sensitivity"], figures["figure7"], figures["figure8"]],
+                ],
+                ["Table 2: seconds per trial (ours next to the paper's)", [tables["table2"]]],
+                *(
+                    [
+                        [
+                            "Figures 10, 17: micro-benchmarks of a fixed percentage, of each subtask and of the "
+                            "whole benchmark",
+                            list(percent.values()),
+                        ]
+                    ]
+                    if percent
+                    else []
+                ),
+                ["Table 3: MDAD against the number of trials", [tables["table3"]]],
+            ],
+        )
+
+
+STUDY = MDAD

@@ -1,0 +1,107 @@
+"""The package's shape, read from the source: capability packages with few modules at the top, no
+import cycle among benchcast modules (imports inside functions included), modules a reader can hold,
+and the old module names still importing for one release."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import warnings
+from pathlib import Path
+
+import pytest
+
+import benchcast
+
+SRC = Path(benchcast.__file__).resolve().parent
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(SRC.rglob("*.py")):
+        parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the benchcast modules it imports anywhere in its source (functions, TYPE_CHECKING
+    blocks), ``from package import module`` counted as the module."""
+    mods = modules()
+    graph = {name: set() for name in mods}
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+            for target in targets:
+                while target and target not in mods:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle_among_benchcast_modules_imports_in_functions_included():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle_through_an_import_inside_a_function():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_at_most_six_modules_at_the_top_and_none_over_600_lines():
+    top = sorted(p.name for p in SRC.glob("*.py") if p.name != "__init__.py")
+    assert len(top) <= 6, top
+    long = {name: n for name, path in modules().items() if (n := len(path.read_text().splitlines())) > 600}
+    assert long == {}
+
+
+@pytest.mark.parametrize("old", sorted(benchcast.RENAMED))
+def test_a_renamed_module_imports_under_its_old_name_with_a_deprecation_warning(old):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(old)
+    assert module is importlib.import_module(benchcast.RENAMED[old])
+    assert any(issubclass(w.category, DeprecationWarning) and benchcast.RENAMED[old] in str(w.message) for w in caught)
