@@ -317,13 +317,21 @@ def test_job_failures_reach_the_log_and_the_console_as_one_line(tmp_path):
 
 
 def test_snakemake_rate_limit_timers_become_daemons():
-    """The profile's 60 s re-poll timer must not hold Snakemake's exit (idle tail)."""
+    """The profile's 60 s re-poll timer must not hold Snakemake's exit (idle tail). The fix patches a
+    private method, so it is checked against the pinned Snakemake: moving the pin fails here until the
+    fix is checked again (and IDLE_TAIL_CHECKED names the new version)."""
     import threading
+    from pathlib import Path
 
+    import snakemake
     from snakemake.scheduling.job_scheduler import JobScheduler
 
-    from benchcast.workflow.support import exit_without_idle_tail
+    from benchcast.workflow.support import IDLE_TAIL_CHECKED, exit_without_idle_tail
 
+    requirements = (Path(__file__).resolve().parents[1] / "requirements.txt").read_text().splitlines()
+    (pin,) = [line.split("==")[1] for line in requirements if line.startswith("snakemake==")]
+    assert pin in IDLE_TAIL_CHECKED and snakemake.__version__ == pin
+    assert hasattr(JobScheduler, "_schedule_reevalutation"), "Snakemake renamed the method the fix patches"
     assert exit_without_idle_tail()
     fake = type("FakeScheduler", (), {"_open_jobs": threading.Semaphore(0)})()
     before = set(threading.enumerate())

@@ -32,8 +32,9 @@ if _included is not None:
 validate(config, schema="../schemas/config.schema.yaml")
 
 if not exit_without_idle_tail():
-    print("benchcast: this Snakemake has no JobScheduler._schedule_reevalutation; runs may end with up to "
-          "60 s of idle time (profiles/default max-jobs-per-timespan)", file=sys.stderr)
+    print("benchcast: the idle-tail fix was checked on Snakemake 9.27.1 (requirements.txt) only; with this "
+          "version runs may end with up to 60 s of idle time (profiles/default max-jobs-per-timespan)",
+          file=sys.stderr)
 
 # The study registry: every folder of src/benchcast/studies with a study.py (benchcast.studies.registry;
 # the contract is benchcast.studies.contract). A study S is also workflow/rules/S.smk (its rules and

@@ -78,6 +78,10 @@ def report_failures(log: Callable[[str], None], rule: str, log_path: Path | None
     sys.excepthook = hook
 
 
+#: Snakemake versions whose private ``JobScheduler._schedule_reevalutation`` the idle-tail fix was checked on
+IDLE_TAIL_CHECKED = ("9.27.1",)
+
+
 def exit_without_idle_tail() -> bool:
     """Let Snakemake exit as soon as its last job ends (call from the Snakefile, main process).
 
@@ -85,14 +89,21 @@ def exit_without_idle_tail() -> bool:
     starting a ``threading.Timer(timespan)``; the timer threads are not daemons, so the process
     cannot exit before the last one fires: with the profile's 60 s timespan every run ended with up
     to 60 s of idle time (measured: 600 jobs of 0.15 s on 2 cores, 111 s instead of 52 s). Daemon
-    timers keep the cheap 60 s re-poll without the tail. Returns False, changing nothing, when this
-    Snakemake lacks the method (another version; the pinned 9.27.1 has it).
+    timers keep the cheap 60 s re-poll without the tail.
+
+    The method is private and Snakemake offers no setting for it (neither the scheduler plugins nor
+    the profile reach the re-poll timer), so the patch is applied only to the Snakemake versions it
+    was checked against (:data:`IDLE_TAIL_CHECKED`, the version requirements.txt pins; a test fails
+    when the pin moves without it) and returns False, changing nothing, on any other.
     """
     import threading
 
     try:
+        import snakemake
         from snakemake.scheduling.job_scheduler import JobScheduler
     except ImportError:
+        return False
+    if getattr(snakemake, "__version__", None) not in IDLE_TAIL_CHECKED:
         return False
     if not hasattr(JobScheduler, "_schedule_reevalutation"):  # (sic: Snakemake's spelling)
         return False
