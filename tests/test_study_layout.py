@@ -25,7 +25,15 @@ STUDIES = list(registry())
 
 
 def test_registry_finds_the_studies_from_their_folders():
-    assert STUDIES == ["misses_the_mark", "benchpress", "irt_validation", "tailoredbench", "mdad", "cf_tasks", "deploy"]
+    assert STUDIES == [
+        "misses_the_mark",
+        "benchpress",
+        "irt_validation",
+        "tailoredbench",
+        "mdad",
+        "cf_tasks",
+        "heldout_intervals",
+    ]
     folders = sorted(p.parent.name for p in (REPO / "src" / "benchcast" / "studies").glob("*/study.py"))
     assert folders == sorted(STUDIES)
 

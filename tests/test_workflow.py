@@ -508,7 +508,7 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
                 "temporal_min_observed": 4,
             },
             "hypotheses": {"n_seeds": 2},
-            "deploy": {
+            "complete": {
                 "k_known": [1],
                 "repeats": 2,
                 "groups": 8,
@@ -594,7 +594,7 @@ def test_benchpress_deterministic_and_rerun_scope(benchpress_run, tmp_path):
         "results/metrics/benchpress/grid_summary.parquet",
         "results/tables/benchpress/table11.csv",
         "results/runs/benchpress/grid/identity/bench_reg.parquet",
-        "results/runs/benchpress/deploy/calibration_cells.parquet",
+        "results/runs/benchpress/complete/calibration_cells.parquet",
         "results/models/benchpress/reliability.json",
     )
     snakemake(work, *compared, "--cores", "1", "--quiet")

@@ -139,7 +139,7 @@ rule bp_reliability:
     """Section 6.2 / App. E.2: fold predictions of the 15 configurations behind the ensemble-spread
     features, the three reliability estimators cross-fitted over folds (Figure 10), conformal
     intervals, trust calibration, and the paper's deployable hybrid model (calibrated on the folds;
-    `benchcast complete` uses bp_deploy's, calibrated for new models)."""
+    `benchcast complete` uses bp_complete's, calibrated for new models)."""
     input:
         **BP_MATRIX,
         folds=BP_FOLDS,
@@ -379,44 +379,44 @@ rule bp_matrix_figures:
         "../scripts/benchpress/matrix_figures.py"
 
 
-rule bp_deploy:
+rule bp_complete:
     """The reliability model `benchcast complete` uses, calibrated for a genuinely new model: every
     calibration model is removed from the matrix and completed from k of its scores."""
     input:
         **BP_MATRIX,
     output:
         model="results/models/benchpress/reliability.json",
-        cells="results/runs/benchpress/deploy/calibration_cells.parquet",
-        by_k=f"{BP_TABLES}/deploy_calibration.csv",
+        cells="results/runs/benchpress/complete/calibration_cells.parquet",
+        by_k=f"{BP_TABLES}/complete_calibration.csv",
     params:
-        deploy={k: v for k, v in BP["deploy"].items() if k != "check"},
+        complete={k: v for k, v in BP["complete"].items() if k != "check"},
         reliability=BP["reliability"],
     threads: 2
     priority: 8
     resources:
-        **JOB_RESOURCES.of("bp_deploy"),
+        **JOB_RESOURCES.of("bp_complete"),
         slurm_extra=slurm_nice(8),
     log:
-        "logs/benchpress/deploy.log",
+        "logs/benchpress/complete.log",
     benchmark:
-        "benchmarks/benchpress/deploy.tsv"
+        "benchmarks/benchpress/complete.tsv"
     conda:
         BENCHCAST_ENV
     script:
-        "../scripts/benchpress/deploy.py"
+        "../scripts/benchpress/complete.py"
 
 
 rule bp_new_model_check:
-    """Acceptance of the deploy model: held-out models removed from the matrix, the model rebuilt
+    """Acceptance of complete's reliability model: held-out models removed from the matrix, the model rebuilt
     without them, each completed from k known scores; interval coverage and trust calibration."""
     input:
         **BP_MATRIX,
     output:
-        cells="results/runs/benchpress/deploy/new_model_check.parquet",
+        cells="results/runs/benchpress/complete/new_model_check.parquet",
         summary=f"{BP_TABLES}/new_model_check.csv",
         md=f"{BP_TABLES}/new_model_check.md",
     params:
-        deploy=BP["deploy"],
+        complete=BP["complete"],
         reliability=BP["reliability"],
     threads: 2
     priority: 8

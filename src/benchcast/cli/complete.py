@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         if reliability.calibration != "new_model":
             lines.append(
                 "note: this reliability model was calibrated on missing cells of models already in the "
-                "matrix, not on new models; rebuild it (rule bp_deploy) for intervals calibrated for a new model."
+                "matrix, not on new models; rebuild it (rule bp_complete) for intervals calibrated for a new model."
             )
         elif k_used is not None and k_used > len(known):
             lines.append(

@@ -185,7 +185,7 @@ def build_new_model_reliability(
             from benchcast.errors import ConfigError
 
             raise ConfigError(
-                f"config benchpress.deploy: only {int(sel.sum())} calibration cells with a cross-fitted risk for "
+                f"config benchpress.complete: only {int(sel.sum())} calibration cells with a cross-fitted risk for "
                 f"k = {k} known scores (need {MIN_CELLS}; each model group's risk model trains on the other groups "
                 f"and needs {len(lfo.feature_names) + 50} cells). Fix: raise repeats or max_models, lower groups, or "
                 "drop this k from k_known"
@@ -330,7 +330,7 @@ def deploy_reliability(
     log=lambda s: None,
 ):
     """Calibration cells and the deployable model for new models, from the settings of config
-    ``benchpress.deploy`` (and ``benchpress.reliability`` for level, threshold, bins, risk_seed),
+    ``benchpress.complete`` (and ``benchpress.reliability`` for level, threshold, bins, risk_seed),
     the predictors that complete a row and the risk model's architecture grid."""
     models = pick_models(M, max_models, min(k_known) + 1, seed, "new_model_models")
     cells = leave_model_out_cells(

@@ -159,7 +159,7 @@ class DeployedReliability:
                 "(file)",
                 "reliability model not found",
                 "build it with `snakemake results/models/benchpress/reliability.json --cores all` "
-                "(rule bp_deploy) or pass --reliability",
+                "(rule bp_complete) or pass --reliability",
             ) from None
         except json.JSONDecodeError as exc:
             raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "rebuild the reliability model") from None

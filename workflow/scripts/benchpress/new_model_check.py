@@ -4,19 +4,19 @@ from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.data.io import write_parquet_atomic
 from benchcast.new_model.calibration import check_new_models, check_summary, pick_models
 from benchcast.output.tables import write_table
-from benchcast.studies.benchpress.deploy import deploy_for_new_models
+from benchcast.studies.benchpress.complete import complete_reliability
 from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 M, models, benchmarks = load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)
-rel, deploy = snakemake.params.reliability, dict(snakemake.params.deploy)
-check = deploy.pop("check")
-held_out = pick_models(M, check["models"], check["min_observed"], deploy["seed"], "new_model_check_models")
+rel, settings = snakemake.params.reliability, dict(snakemake.params.complete)
+check = settings.pop("check")
+held_out = pick_models(M, check["models"], check["min_observed"], settings["seed"], "new_model_check_models")
 log(f"held out: {', '.join(models['model_id'].iloc[held_out])}")
-# the deploy model rebuilt on the matrix without the held-out models
-_, model, _ = deploy_for_new_models(np.delete(M, held_out, axis=0), deploy, rel, n_jobs=snakemake.threads, log=log)
+# complete's reliability model rebuilt on the matrix without the held-out models
+_, model, _ = complete_reliability(np.delete(M, held_out, axis=0), settings, rel, n_jobs=snakemake.threads, log=log)
 cells = check_new_models(
-    M, list(benchmarks["benchmark_id"]), held_out, check["k"], model, draws=check["draws"], seed=deploy["seed"]
+    M, list(benchmarks["benchmark_id"]), held_out, check["k"], model, draws=check["draws"], seed=settings["seed"]
 )
 cells.insert(1, "model_id", models["model_id"].to_numpy()[cells["model"].to_numpy()])
 write_parquet_atomic(cells, snakemake.output.cells)

@@ -35,8 +35,8 @@ class BenchPress(Study):
         return [
             f"{t}/table11.csv", f"{t}/table3.csv", f"{t}/paper_vs_ours.csv", f"{t}/paper_vs_ours.md",
             f"{t}/grid_acceptance.csv", f"{f}/figure11.png", f"{f}/figure10.png", RELIABILITY,
-            f"{t}/deploy_calibration.csv",
-            *([f"{t}/new_model_check.csv"] if self.config["deploy"]["check"]["in_all"] else []),
+            f"{t}/complete_calibration.csv",
+            *([f"{t}/new_model_check.csv"] if self.config["complete"]["check"]["in_all"] else []),
             f"{f}/figure4.png", f"{t}/table2.csv", f"{t}/section5_paper_vs_ours.csv", f"{f}/figure5.png",
             f"{f}/figure7.png", f"{t}/hypotheses_paper_vs_ours.csv", f"{t}/table17.csv", f"{f}/figure2.png",
         ]  # fmt: skip
@@ -56,7 +56,7 @@ class BenchPress(Study):
                 ["Section 5.3, Figure 7, Table 16: newly released models", [f"{f}/figure7.png", f"{t}/table16.csv"]],
                 ["Section 6.1, Tables 7-8: what makes a benchmark or model predictable", [f"{t}/hypotheses_paper_vs_ours.csv"]],
                 ["Section 6.2, Figure 10, Table 17: reliability and conformal intervals", [f"{f}/figure10.png", f"{t}/table17.csv"]],
-                ["benchcast complete: the deployed reliability model and its calibration", [f"{t}/deploy_calibration.csv"]],
+                ["benchcast complete: the deployed reliability model and its calibration", [f"{t}/complete_calibration.csv"]],
                 ["Paper vs ours, every number", [f"{t}/paper_vs_ours.md", f"{t}/section5_paper_vs_ours.csv"]],
             ],
         )  # fmt: skip

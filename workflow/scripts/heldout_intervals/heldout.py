@@ -4,7 +4,7 @@ from threadpoolctl import threadpool_limits
 
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.new_model.leaderboard import load_leaderboard
-from benchcast.studies.deploy.heldout import TIMING_COLUMNS, heldout, summarise
+from benchcast.studies.heldout_intervals.heldout import TIMING_COLUMNS, heldout, summarise
 from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)

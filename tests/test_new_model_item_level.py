@@ -246,7 +246,7 @@ def test_a_users_matrix_needs_model_id_first_and_0_1_scores(tmp_path, capsys):
 
 
 def test_the_heldout_test_plays_each_model_through_the_command_lines_functions(tmp_path):
-    from benchcast.studies.deploy.heldout import heldout, summarise
+    from benchcast.studies.heldout_intervals.heldout import heldout, summarise
 
     scores = toy_scores()
     ids = [f"m{i}" for i in range(40)]
@@ -327,9 +327,9 @@ def test_the_cf_probe_splits_its_budget_over_subtasks_asks_in_rounds_and_reports
     assert r["estimate"] == pytest.approx((sub["a"]["estimate"] + sub["b"]["estimate"]) / 2)
 
 
-def test_the_deploy_plan_crosses_datasets_methods_and_budgets_with_a_methods_own_datasets():
+def test_the_heldout_intervals_jobs_cross_datasets_methods_and_budgets_with_a_methods_own_datasets():
     from benchcast.data.catalog import load_catalog
-    from benchcast.studies.deploy.jobs import Jobs
+    from benchcast.studies.heldout_intervals.jobs import Jobs
 
     catalog = load_catalog(Path(__file__).resolve().parents[1] / "config" / "catalog.yaml")
     config = {

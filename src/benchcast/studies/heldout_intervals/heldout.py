@@ -1,8 +1,8 @@
 """The honest test of ``benchcast select`` / ``estimate``: every model of a leaderboard plays a new
 model once, through the same functions the command line calls.
 
-The models are dealt into ``outer_folds`` folds (seed stream ``deploy:heldout``). For each fold,
-the leaderboard without it is what a user would have: its deployable fit and calibration are built
+The models are dealt into ``outer_folds`` folds (seed stream ``deploy:heldout``: seed streams keep
+their first names, so that outputs keep their bytes). For each fold, the leaderboard without it is what a user would have: its deployable fit and calibration are built
 exactly as the command line builds them (:func:`benchcast.new_model.fits.build_fit`, written and read
 back), then each model of the fold answers the items :func:`~benchcast.new_model.api.next_items`
 selects, batch by batch, from its own row, and :func:`~benchcast.new_model.api.estimate_from` gives

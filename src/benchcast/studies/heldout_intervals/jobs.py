@@ -1,6 +1,6 @@
-"""The jobs of the ``deploy`` unit for one config: a deployable fit per (dataset, method, budget)
+"""The jobs of the ``heldout_intervals`` study for one config: a deployable fit per (dataset, method, budget)
 in the folder ``benchcast select`` / ``estimate`` read, and a held-out test job for each, then one
-tables job. ``workflow/rules/deploy.smk`` wires files with this."""
+tables job. ``workflow/rules/heldout_intervals.smk`` wires files with this."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY, make_method
 
 FIT = "results/models/{dataset}/{method}/n={budget}/fit.json"
-HELDOUT = "results/runs/deploy/{dataset}/{method}/n={budget}.parquet"
-HELDOUT_TIMING = "results/runs/deploy/{dataset}/{method}/n={budget}.timing.parquet"
-CLI_SECONDS = "results/runs/deploy/{dataset}/{method}/n={budget}.cli.json"
-TABLES = "results/tables/deploy"
+HELDOUT = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.parquet"
+HELDOUT_TIMING = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.timing.parquet"
+CLI_SECONDS = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.cli.json"
+TABLES = "results/tables/heldout_intervals"
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Cell:
 
 @dataclass
 class Jobs:
-    """The jobs for ``config["deploy"]`` (validated, defaults filled in)."""
+    """The jobs for ``config["heldout_intervals"]`` (validated, defaults filled in)."""
 
     config: Mapping
     catalog: Catalog
@@ -41,17 +41,19 @@ class Jobs:
             name = entry["name"]
             if name not in REGISTRY:
                 raise ConfigError(
-                    f"config deploy.methods: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}"
+                    f"config heldout_intervals.methods: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}"
                 )
             if name in self.methods:
-                raise ConfigError(f"config deploy.methods: '{name}' is listed twice")
+                raise ConfigError(f"config heldout_intervals.methods: '{name}' is listed twice")
             self.methods[name] = dict(entry.get("params") or {})
             self.only[name] = entry.get("datasets")
             make_method(name, self.methods[name])  # bad settings fail here, not in a job
         for d in self.config["datasets"]:
             spec = self.catalog[d]
             if spec.kind != "item_binary":
-                raise ConfigError(f"config deploy.datasets: '{d}' is not an item-level 0/1 dataset (kind {spec.kind})")
+                raise ConfigError(
+                    f"config heldout_intervals.datasets: '{d}' is not an item-level 0/1 dataset (kind {spec.kind})"
+                )
         self.cells = [
             Cell(d, m, int(n))
             for d in self.config["datasets"]

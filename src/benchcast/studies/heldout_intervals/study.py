@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from benchcast.studies.contract import Study
-from benchcast.studies.deploy.jobs import Jobs
+from benchcast.studies.heldout_intervals.jobs import Jobs
 
 
-class Deploy(Study):
-    name = "deploy"
+class HeldoutIntervals(Study):
+    name = "heldout_intervals"
     title = "benchcast select / estimate: deployable fits and the held-out coverage of their intervals"
     position = 70
     # not part of the papers' artifact: the fits are for users, the test checks benchcast's own intervals
@@ -24,4 +24,4 @@ class Deploy(Study):
         return self.jobs.final_outputs()
 
 
-STUDY = Deploy
+STUDY = HeldoutIntervals

@@ -4,7 +4,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchcast.output.tables import write_table
-from benchcast.studies.deploy.heldout import tables
+from benchcast.studies.heldout_intervals.heldout import tables
 from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)

@@ -5,7 +5,7 @@ from threadpoolctl import threadpool_limits
 
 from benchcast.new_model.fits import build_fit
 from benchcast.new_model.leaderboard import load_leaderboard
-from benchcast.studies.deploy.heldout import cli_seconds
+from benchcast.studies.heldout_intervals.heldout import cli_seconds
 from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)

@@ -1,4 +1,4 @@
-"""The deploy unit end to end on a small items x models CSV the test writes: the deployable fits the
+"""The heldout_intervals study end to end on a small items x models CSV the test writes: the deployable fits the
 command line then reads as they are, the held-out test's tables, and a changed method reruns only its
 own jobs."""
 
@@ -37,22 +37,27 @@ def make_workdir(root: Path) -> Path:
     }
     (root / "config").mkdir()
     (root / "config" / "catalog.yaml").write_text(yaml.safe_dump(catalog))
-    deploy = {"datasets": ["toy"], "methods": [{"name": "random_sampling"}, {"name": "tailoredbench"}]}
-    deploy.update(budgets=[20], folds=3, heldout_folds=4)
-    config = {"raw_dir": str(root / "raw"), "catalog": "config/catalog.yaml", "seed": 0, "studies": ["deploy"]}
-    (root / "config" / "config.yaml").write_text(yaml.safe_dump({**config, "deploy": deploy}))
+    study = {"datasets": ["toy"], "methods": [{"name": "random_sampling"}, {"name": "tailoredbench"}]}
+    study.update(budgets=[20], folds=3, heldout_folds=4)
+    config = {
+        "raw_dir": str(root / "raw"),
+        "catalog": "config/catalog.yaml",
+        "seed": 0,
+        "studies": ["heldout_intervals"],
+    }
+    (root / "config" / "config.yaml").write_text(yaml.safe_dump({**config, "heldout_intervals": study}))
     return root
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> Path:
-    work = make_workdir(tmp_path_factory.mktemp("deploy"))
-    snakemake(work, "deploy", "--cores", "2", "--quiet")
+    work = make_workdir(tmp_path_factory.mktemp("heldout_intervals"))
+    snakemake(work, "heldout_intervals", "--cores", "2", "--quiet")
     return work
 
 
 def test_heldout_tables_and_the_command_lines_seconds(finished):
-    tables = finished / "results" / "tables" / "deploy"
+    tables = finished / "results" / "tables" / "heldout_intervals"
     held = pd.read_csv(tables / "heldout.csv")
     assert list(held.columns) == [
         "dataset", "method", "budget", "models", "coverage", "mean_width", "conformal_coverage", "conformal_width", "mae",
@@ -62,7 +67,9 @@ def test_heldout_tables_and_the_command_lines_seconds(finished):
     speed = pd.read_csv(tables / "speed.csv")
     assert (speed.cli_select_seconds > 0).all() and (speed.cli_estimate_seconds > 0).all()
     assert dict(zip(speed.method, speed.cli_select_calls)) == {"random_sampling": 2, "tailoredbench": 3}
-    rows = pd.read_parquet(finished / "results" / "runs" / "deploy" / "toy" / "tailoredbench" / "n=20.parquet")
+    rows = pd.read_parquet(
+        finished / "results" / "runs" / "heldout_intervals" / "toy" / "tailoredbench" / "n=20.parquet"
+    )
     assert (rows.batches == 2).all() and "select_seconds" not in rows.columns  # timings kept apart
 
 
@@ -79,8 +86,8 @@ def test_the_command_line_reads_the_workflows_fit_as_it_is(finished):
 
 def test_a_changed_method_reruns_only_its_own_jobs(finished):
     config = yaml.safe_load((finished / "config" / "config.yaml").read_text())
-    config["deploy"]["methods"][1]["params"] = {"g_size": 8}
+    config["heldout_intervals"]["methods"][1]["params"] = {"g_size": 8}
     (finished / "config" / "config.yaml").write_text(yaml.safe_dump(config))
-    dry = snakemake(finished, "deploy", "-n", "--quiet", "rules").stdout
-    counts = dict(re.findall(r"^(deploy\w*)\s+(\d+)$", dry, re.M))
-    assert counts == {"deploy_fit": "1", "deploy_heldout": "1", "deploy_tables": "1", "deploy": "1"}
+    dry = snakemake(finished, "heldout_intervals", "-n", "--quiet", "rules").stdout
+    counts = dict(re.findall(r"^(hi_\w+|heldout_intervals)\s+(\d+)$", dry, re.M))
+    assert counts == {"hi_fit": "1", "hi_test": "1", "hi_tables": "1", "heldout_intervals": "1"}

@@ -1,7 +1,7 @@
 """``benchcast complete``'s reliability model as the BenchPress study builds it: the library's
 leave-models-out calibration (:func:`benchcast.new_model.calibration.deploy_reliability`) with the
 paper's predictors and risk-model grid (:mod:`benchcast.studies.benchpress.settings`) and the
-settings of config keys ``benchpress.deploy`` and ``benchpress.reliability``."""
+settings of config keys ``benchpress.complete`` and ``benchpress.reliability``."""
 
 from __future__ import annotations
 
@@ -12,18 +12,18 @@ import numpy as np
 from benchcast.new_model.calibration import deploy_reliability
 from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS
 
-__all__ = ["deploy_for_new_models"]
+__all__ = ["complete_reliability"]
 
 
-def deploy_for_new_models(M: np.ndarray, deploy: Mapping, reliability: Mapping, *, n_jobs: int = 1, log=print):
+def complete_reliability(M: np.ndarray, settings: Mapping, reliability: Mapping, *, n_jobs: int = 1, log=print):
     """Calibration cells, the deployable model and its per-k summary for the score matrix ``M``.
 
-    ``deploy``: config ``benchpress.deploy`` (its ``check`` entry, the held-out check's settings, is
+    ``settings``: config ``benchpress.complete`` (its ``check`` entry, the held-out check's settings, is
     ignored); ``reliability``: config ``benchpress.reliability`` (level, threshold, bins, seed).
     """
     return deploy_reliability(
         M,
-        **{k: v for k, v in deploy.items() if k != "check"},
+        **{k: v for k, v in settings.items() if k != "check"},
         level=reliability["level"],
         threshold=reliability["threshold"],
         bins=reliability["bins"],

@@ -1,12 +1,12 @@
 from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.data.io import write_parquet_atomic
-from benchcast.studies.benchpress.deploy import deploy_for_new_models
+from benchcast.studies.benchpress.complete import complete_reliability
 from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 M, _, _ = load_matrix(snakemake.input.scores, snakemake.input.models, snakemake.input.benchmarks)
-cells, model, by_k = deploy_for_new_models(
-    M, snakemake.params.deploy, snakemake.params.reliability, n_jobs=snakemake.threads, log=log
+cells, model, by_k = complete_reliability(
+    M, snakemake.params.complete, snakemake.params.reliability, n_jobs=snakemake.threads, log=log
 )
 write_parquet_atomic(cells, snakemake.output.cells)
 by_k.to_csv(snakemake.output.by_k, index=False, float_format="%.4f")
