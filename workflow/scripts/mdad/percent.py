@@ -1,4 +1,4 @@
-from benchcast.studies.mdad.report import write_percent
+from benchcast.studies.mdad.outputs import write_percent
 from benchcast.workflow.support import job_logger
 
 p, out = snakemake.params, snakemake.output

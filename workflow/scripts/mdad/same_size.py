@@ -1,4 +1,4 @@
-from benchcast.studies.mdad.report import write_same_size
+from benchcast.studies.mdad.outputs import write_same_size
 from benchcast.workflow.support import job_logger
 
 p = snakemake.params

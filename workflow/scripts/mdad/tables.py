@@ -1,4 +1,4 @@
-from benchcast.studies.mdad.report import write_tables
+from benchcast.studies.mdad.outputs import write_tables
 from benchcast.workflow.support import job_logger
 
 p = snakemake.params

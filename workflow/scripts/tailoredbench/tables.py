@@ -1,11 +1,11 @@
 import pandas as pd
 
-from benchcast.studies.tailoredbench.report import write_report
+from benchcast.studies.tailoredbench.outputs import write_outputs
 from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 p = snakemake.params
-write_report(
+write_outputs(
     pd.read_parquet(snakemake.input.per_run),
     pd.read_csv(snakemake.input.paper),
     dict(p.table6),

@@ -27,7 +27,7 @@ def _label(value) -> str:
     return "-".join(f"{v:g}" for v in value) if isinstance(value, (list, tuple)) else f"{value:g}"
 
 
-def write_report(
+def write_outputs(
     per_run: pd.DataFrame,
     paper: pd.DataFrame,
     table6_rows: Mapping[str, str],
