@@ -4,9 +4,13 @@
     python scripts/results_digest.py results --compare before.tsv  # exit 1 unless the same multiset
 
 Every Parquet and CSV file under the folder counts, except timing files (``results/timing/``,
-``timing.parquet`` and the Table 2 of "misses the mark" and of MDAD): they hold wall-clock seconds.
-Paths may move: ``--compare`` lists each file whose digest is found under another path
-(old -> new) and fails only when a digest is missing or new.
+``timing.parquet``, ``*.timing.parquet``, the performance table and the Table 2 of "misses the mark"
+and of MDAD): they hold wall-clock seconds. A file that holds measured seconds beside other columns
+(a column whose name says ``seconds``: the CF study's per-repeat metrics, its Tables 3 and 5, the
+held-out test's speed table) is digested without those columns -- the sha256 of the rest, written
+as CSV with round-trip floats -- so every other number is still compared. Every other file's digest
+is the sha256 of its bytes. Paths may move: ``--compare`` lists each file whose digest is found under
+another path (old -> new) and fails only when a digest is missing or new.
 """
 
 from __future__ import annotations
@@ -28,16 +32,42 @@ def is_timing(path: Path) -> bool:
     return (
         "timing" in path.parts
         or path.stem == "timing"
-        or path.stem.endswith("_timing")
+        or path.stem.endswith(("_timing", ".timing"))
         or str(path.with_suffix("")) in TIMING_TABLES
     )
+
+
+def timing_columns(columns) -> list[str]:
+    """The columns that hold measured seconds."""
+    return [c for c in columns if "seconds" in str(c)]
+
+
+def digest(path: Path) -> str:
+    """sha256 of the file's bytes, or of its content without measured-seconds columns (CSV)."""
+    import pandas as pd
+
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            drop = timing_columns(pq.read_schema(path).names)
+        except Exception:  # not a Parquet file after all: its bytes
+            drop = []
+        frame = pd.read_parquet(path) if drop else None
+    else:
+        drop = timing_columns(path.read_text(errors="replace").partition("\n")[0].split(","))
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False) if drop else None
+    if frame is None:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    rest = frame.drop(columns=drop).to_csv(index=False, float_format=repr).encode()
+    return hashlib.sha256(rest).hexdigest()
 
 
 def digests(root: Path) -> list[tuple[str, str]]:
     rows = []
     for path in sorted(root.rglob("*")):
         if path.is_file() and path.suffix in SUFFIXES and not is_timing(path.relative_to(root)):
-            rows.append((hashlib.sha256(path.read_bytes()).hexdigest(), str(path)))
+            rows.append((digest(path), str(path)))
     return sorted(rows)
 
 

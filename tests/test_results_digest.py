@@ -42,3 +42,25 @@ def test_moves_are_listed_and_changes_fail(tmp_path, capsys):
     changed = write(tmp_path / "c", {"tables/x.csv": b"1", "runs/y.parquet": b"other"})
     lines, same = rd.compare(rd.digests(before), rd.digests(changed))
     assert not same and sum(line.startswith("CHANGED") for line in lines) == 2
+
+
+def test_measured_seconds_are_excepted_column_by_column(tmp_path):
+    """A table of numbers and seconds: the seconds may differ, every other number may not."""
+    import pandas as pd
+
+    def table(seconds, mae):
+        return pd.DataFrame({"repeat": [0, 1], "mae": mae, "seconds": seconds})
+
+    a = tmp_path / "a"
+    (a / "runs").mkdir(parents=True)
+    table([0.1, 0.2], [0.5, 0.25]).to_parquet(a / "runs" / "r.metrics.parquet")
+    table([0.1, 0.2], [0.5, 0.25]).to_csv(a / "table3.csv", index=False)
+    (a / "runs" / "n=5.timing.parquet").write_bytes(b"whatever")
+    b = tmp_path / "b"
+    (b / "runs").mkdir(parents=True)
+    table([9.0, 8.0], [0.5, 0.25]).to_parquet(b / "runs" / "r.metrics.parquet")
+    table([9.0, 8.0], [0.5, 0.25]).to_csv(b / "table3.csv", index=False)
+    rel = lambda root: [(d, p.replace(str(root), "r")) for d, p in rd.digests(root)]
+    assert rel(a) == rel(b) and len(rel(a)) == 2
+    table([9.0, 8.0], [0.5, 0.3]).to_parquet(b / "runs" / "r.metrics.parquet")
+    assert rel(a) != rel(b)
