@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from benchcast import __version__
-from benchcast.cli import benchmarks, complete, estimate, plan, select
+from benchcast.cli import benchmarks, complete, datasets, estimate, methods, plan, select
 from benchcast.errors import BenchcastError
 
 __all__ = ["COMMANDS", "main"]
 
 #: subcommand -> its module (``add_parser(sub)``, ``run(args)``), in the order ``--help`` lists them
-COMMANDS = {"select": select, "estimate": estimate, "plan": plan, "complete": complete, "benchmarks": benchmarks}
+COMMANDS = {
+    "select": select,
+    "estimate": estimate,
+    "plan": plan,
+    "complete": complete,
+    "datasets": datasets,
+    "methods": methods,
+    "benchmarks": benchmarks,
+}
 
 DESCRIPTION = (
     "Estimate a model's full-benchmark score from a few of its results. Every subcommand reads the "
@@ -34,3 +43,6 @@ def main(argv: list[str] | None = None) -> int:
     except BenchcastError as exc:
         print(f"benchcast: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader closed the pipe (`benchcast methods | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -1,4 +1,5 @@
-"""``benchcast benchmarks``: the benchmark ids ``benchcast complete`` knows, with scale and range.
+"""``benchcast benchmarks``: the benchmark ids ``benchcast complete`` knows, with scale and range (one of
+the listings, with ``datasets`` and ``methods``: the same ``--grep`` and ``--out``).
 
 ::
 
@@ -12,7 +13,7 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from benchcast.cli.common import add_data_dir
+from benchcast.cli.common import add_data_dir, add_listing, print_listing
 from benchcast.cli.complete import data_folder, load_matrix
 
 
@@ -20,8 +21,7 @@ def add_parser(sub) -> None:
     b = sub.add_parser("benchmarks", help="list the benchmark ids `complete` knows, with scale and range")
     add_data_dir(b)
     b.add_argument("--data", help="the ingested BenchPress tables (default <data-dir>/data/benchpress)")
-    b.add_argument("--grep", help="only rows containing this text (case-insensitive)")
-    b.add_argument("--out", help="also write the list as CSV here")
+    add_listing(b)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,10 +45,4 @@ def run(args: argparse.Namespace) -> int:
     with np.errstate(all="ignore"):
         table["min"] = np.nanmin(np.where(np.isfinite(M), M, np.inf), axis=0)
         table["max"] = np.nanmax(np.where(np.isfinite(M), M, -np.inf), axis=0)
-    if args.grep:
-        hay = table.apply(lambda r: " ".join(map(str, r)), axis=1).str.lower()
-        table = table[hay.str.contains(args.grep.lower(), regex=False)]
-    if args.out:
-        table.to_csv(args.out, index=False, float_format="%.4g")
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    return 0
+    return print_listing(table, args)

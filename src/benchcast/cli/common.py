@@ -54,3 +54,40 @@ def add_item_level(p) -> None:
 
 def log(text: str) -> None:
     print(text, file=sys.stderr)
+
+
+def add_listing(p) -> None:
+    """The options every listing command (``benchmarks``, ``datasets``, ``methods``) shares."""
+    p.add_argument("--grep", help="only rows containing this text (case-insensitive)")
+    p.add_argument("--out", help="also write the list as CSV here")
+
+
+def print_listing(table, args) -> int:
+    """A listing's table, filtered by ``--grep``, printed and written to ``--out``."""
+    if args.grep:
+        hay = table.apply(lambda r: " ".join(map(str, r)), axis=1).str.lower()
+        table = table[hay.str.contains(args.grep.lower(), regex=False)]
+        if table.empty:
+            print(f"no row contains {args.grep!r}", file=sys.stderr)
+    if args.out:
+        table.to_csv(args.out, index=False, float_format="%.4g")
+    print(as_text(table))
+    return 0
+
+
+def as_text(table) -> str:
+    """A table as aligned plain text: text columns to the left, numbers to the right."""
+    import pandas as pd
+
+    cells, right = {}, {}
+    for c in table.columns:
+        numeric = pd.api.types.is_numeric_dtype(table[c])
+        cells[c] = [f"{v:.4g}" if numeric and isinstance(v, float) else str(v) for v in table[c]]
+        right[c] = numeric
+    width = {c: max([len(str(c)), *map(len, cells[c])]) for c in table.columns}
+
+    def line(values) -> str:
+        return "  ".join(f"{v:>{width[c]}}" if right[c] else f"{v:<{width[c]}}" for c, v in zip(table.columns, values))
+
+    rows = [line(table.columns)] + [line(r) for r in zip(*(cells[c] for c in table.columns))]
+    return "\n".join(r.rstrip() for r in rows)

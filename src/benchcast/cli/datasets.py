@@ -1,0 +1,38 @@
+"""``benchcast datasets``: the item-level datasets ``select``, ``estimate`` and ``plan`` take by name
+(the catalog's 0/1 response matrices), and whether each is ingested under ``--data-dir``.
+
+::
+
+    benchcast datasets --grep musr
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from benchcast.cli.common import add_data_dir, add_listing, print_listing
+
+DEFAULT_CATALOG = "config/catalog.yaml"
+
+
+def add_parser(sub) -> None:
+    d = sub.add_parser("datasets", help="list the item-level datasets select / estimate / plan take by name")
+    add_data_dir(d)
+    d.add_argument("--catalog", default=DEFAULT_CATALOG, help=f"the dataset catalog (default {DEFAULT_CATALOG})")
+    add_listing(d)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchcast.data.catalog import load_catalog
+
+    catalog = load_catalog(args.catalog)
+    rows = []
+    for name in catalog.names("item_binary"):
+        spec = catalog[name]
+        ingested = (Path(args.data_dir) / "data" / name / "responses.parquet").is_file()
+        rows.append((name, spec.title, spec.suite, spec.n_models, spec.n_items, "yes" if ingested else "no"))
+    columns = ["dataset", "title", "suite", "models", "items", "ingested"]
+    return print_listing(pd.DataFrame(rows, columns=columns), args)
