@@ -17,7 +17,7 @@ from benchcast.errors import ConfigError  # noqa: E402
 from benchcast.studies import registry as study_registry  # noqa: E402
 from benchcast.workflow.resources import JobResources, slurm_nice  # noqa: E402
 from benchcast.data.item_level import dataset_tables  # noqa: E402
-from benchcast.workflow.support import exit_without_idle_tail, resolve_includes  # noqa: E402
+from benchcast.workflow.support import exit_without_idle_tail, rename_old_config, resolve_includes  # noqa: E402
 
 # A config file may list others under `include:` (config/all_papers.yaml): they are merged between the
 # default config and the command line's files (benchcast.workflow.support.resolve_includes).
@@ -29,6 +29,8 @@ _included = resolve_includes(
 if _included is not None:
     config.clear()
     config.update(_included)
+for _warning in rename_old_config(config):  # names 0.2.0 changed (CHANGELOG.md)
+    print(_warning, file=sys.stderr)
 validate(config, schema="../schemas/config.schema.yaml")
 
 if not exit_without_idle_tail():

@@ -126,6 +126,34 @@ def _deep_update(base: dict, over: dict) -> None:
             base[key] = copy.deepcopy(value)
 
 
+#: config names renamed in 0.2.0 (CHANGELOG.md), read under their old name for one release:
+#: a study, and a key inside a study's section
+RENAMED_STUDIES = {"deploy": "heldout_intervals"}
+RENAMED_KEYS = {("benchpress", "deploy"): ("benchpress", "complete")}
+
+
+def rename_old_config(config: dict) -> list[str]:
+    """Move the keys of ``config`` that 0.2.0 renamed to their new names, in place; the warnings
+    to print (one line each, naming the new key)."""
+    warnings = []
+    studies = config.get("studies")
+    if isinstance(studies, list):
+        for i, name in enumerate(studies):
+            if name in RENAMED_STUDIES:
+                studies[i] = RENAMED_STUDIES[name]
+                warnings.append(f"config studies: '{name}' is now '{RENAMED_STUDIES[name]}'")
+    for old, new in RENAMED_STUDIES.items():
+        if old in config and new not in config:
+            config[new] = config.pop(old)
+            warnings.append(f"config key '{old}' is now '{new}'")
+    for (section, old), (_, new) in RENAMED_KEYS.items():
+        block = config.get(section)
+        if isinstance(block, dict) and old in block and new not in block:
+            block[new] = block.pop(old)
+            warnings.append(f"config key '{section}.{old}' is now '{section}.{new}'")
+    return [f"benchcast: {w}; the old name is read until the next release" for w in warnings]
+
+
 #: ``include: artifact`` (config/all_papers.yaml): every study of the artifact with its own config file
 ARTIFACT = "artifact"
 
