@@ -11,7 +11,7 @@ in fresh processes with one BLAS thread and the same data, splits and seed:
 ::
 
     git clone -q . /tmp/old && git -C /tmp/old checkout -q 71bd043
-    python scripts/benchmark_code_versions.py --baseline /tmp/old/src --run <folder with results/data and results/splits>
+    python scripts/performance/benchmark_code_versions.py --baseline /tmp/old/src --run <folder with results/data and results/splits>
 
 The run folder needs ``results/data/<dataset>`` and ``results/splits/misses_the_mark/<dataset>/<split>.parquet``
 (any run of the grid, or ``snakemake results/splits/misses_the_mark/musr/extrapolation.parquet``).
@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parents[1] / "src"
+HERE = Path(__file__).resolve().parents[2] / "src"
 RUN_PARAMS = {
     "random_search_learn": {"num_search": 10000, "train_fraction": 0.75},
     "pca": {"k_grid": [2, 5, 10, 20], "cv_fraction": 0.25, "max_iter": 100, "tol": 0.0001},

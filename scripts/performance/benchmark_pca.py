@@ -18,7 +18,7 @@ and wall seconds, the best of ``--repeats`` calls; the reference is run once per
 takes ~1 s per iteration on MuSR). Speed-up = baseline time / method time, measured in the
 same run.
 
-Usage: .venv/bin/python scripts/benchmark_pca.py [--repeats 3] [--no-reference] [--k 2 10 20]
+Usage: .venv/bin/python scripts/performance/benchmark_pca.py [--repeats 3] [--no-reference] [--k 2 10 20]
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from benchcast.methods.pca import pca_impute, pca_impute_paper_loop
 # After numpy/scipy/sklearn are loaded: threadpoolctl only limits libraries already loaded.
 threadpool_limits(1)
 
-MUSR = Path(__file__).resolve().parents[2] / "shared/raw/benchmark-prediction/data/scores/musr.jbl"
+MUSR = Path(__file__).resolve().parents[3] / "shared/raw/benchmark-prediction/data/scores/musr.jbl"
 
 
 def pca_impute_gram_eigh(matrix, missing, k, max_iter=100, tol=1e-4):

@@ -12,7 +12,7 @@ instead each column is read as one stream of typed tokens and aligned to the exp
 slot sequence (gap, se, reduction) x 20 rows.
 
 Usage (from the repo root):
-    python scripts/dev/transcribe_misses_the_mark.py [PAPER_TXT] [OUT_CSV]
+    python resources/paper/transcribe_misses_the_mark.py [PAPER_TXT] [OUT_CSV]
 
 Stdlib only, deterministic; prints a validation summary and exits non-zero if a
 structural check fails (a block whose Average row does not reproduce the Table 1 column

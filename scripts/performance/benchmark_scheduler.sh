@@ -3,11 +3,11 @@
 # Snakemake's defaults, the profile's 60 s re-poll with and without daemon timers
 # (benchcast.workflow.support.exit_without_idle_tail), and the ILP vs greedy job selector.
 # Wall time shows the idle tail; user+sys CPU is mostly Snakemake's own scheduling.
-# Usage: bash scripts/benchmark_scheduler.sh [n_jobs=600] [cores=2]
+# Usage: bash scripts/performance/benchmark_scheduler.sh [n_jobs=600] [cores=2]
 set -euo pipefail
 n_jobs=${1:-600}
 cores=${2:-2}
-src="$(cd "$(dirname "$0")/.." && pwd)/src"
+src="$(cd "$(dirname "$0")/../.." && pwd)/src"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 write_snakefile() {  # $1: patch (1/0)

@@ -7,7 +7,7 @@ n in {50, 100, 200}. Reports CPU seconds per batch (best of ``--repeats``, one B
 the speed-up (baseline / new, same run) and the largest |coef| difference between the two.
 Also times a whole Random-Search-Learn fit with 512 candidates (per-10,000 projection).
 
-Usage: .venv/bin/python scripts/benchmark_ridge.py [--repeats 3]
+Usage: .venv/bin/python scripts/performance/benchmark_ridge.py [--repeats 3]
 """
 
 from __future__ import annotations

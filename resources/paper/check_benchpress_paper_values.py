@@ -6,7 +6,7 @@ arXiv 2606.24020); ``resources/paper/benchpress_paper_values.md`` explains the l
 script verifies the structural invariants the comparison workflow relies on.
 
 Usage (from the repo root):
-    .venv/bin/python scripts/dev/check_benchpress_paper_values.py [CSV]
+    .venv/bin/python resources/paper/check_benchpress_paper_values.py [CSV]
 
 Exits non-zero (AssertionError) on the first failed check; prints a per-table row count on
 success.

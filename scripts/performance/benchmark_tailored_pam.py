@@ -9,7 +9,7 @@ GSM8K (the paper's 75 source / 75 target models), one run's G-set and native sou
 count 30. Reports seconds per target for each and their ratio, and checks that both choose the same
 N-set for every target (they must: the distances are exact, the tie rules the same).
 
-Usage: .venv/bin/python scripts/benchmark_tailored_pam.py [--raw-dir ../shared/raw] [--targets 8]
+Usage: .venv/bin/python scripts/performance/benchmark_tailored_pam.py [--raw-dir ../shared/raw] [--targets 8]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Both run the full pipeline (logit transform, standardization, 10-start ensemble,
 inverse). Reports wall seconds for the 30 folds (one BLAS thread), the speed-up (loop / new)
 and the largest |difference| of the held-out predictions in score points (acceptance: <= 1e-6).
 
-Usage: .venv/bin/python scripts/benchmark_bias_als.py [--raw-dir ../shared/raw] [--repeats 1]
+Usage: .venv/bin/python scripts/performance/benchmark_bias_als.py [--raw-dir ../shared/raw] [--repeats 1]
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ still win) -- and reports CPU seconds per trial, the speed-up and whether both p
 same core set. One BLAS thread. Needs the workflow's ``results/data`` and
 ``results/splits/misses_the_mark`` (run the misses_the_mark config first).
 
-Usage: .venv/bin/python scripts/benchmark_random_search.py [--trials 2] [--cases musr:interpolation:200 ...]
+Usage: .venv/bin/python scripts/performance/benchmark_random_search.py [--trials 2] [--cases musr:interpolation:200 ...]
 """
 
 from __future__ import annotations
