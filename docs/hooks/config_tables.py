@@ -18,7 +18,16 @@ PLACEHOLDER = "<!-- config-tables -->"
 PAGE = "configuration.md"
 # The shared keys first, then the studies in the order of the docs' study pages; a schema file
 # not listed here still gets its table (after these, by name).
-ORDER = ["config", "misses_the_mark", "benchpress", "tailoredbench", "mdad", "cf_tasks", "heldout_intervals", "irt_validation"]
+ORDER = [
+    "config",
+    "misses_the_mark",
+    "benchpress",
+    "tailoredbench",
+    "mdad",
+    "cf_tasks",
+    "heldout_intervals",
+    "irt_validation",
+]
 TYPE_NAMES = {"object": "mapping", "array": "list", "string": "string", "integer": "integer", "number": "number"}
 TYPE_NAMES |= {"boolean": "boolean", "null": "null"}
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A real single-node SLURM cluster on this machine, for testing the workflow's SLURM path
-# (tests/test_slurm_e2e.py) and for trying the profile before a real cluster.
+# (tests/workflow/test_slurm_e2e.py) and for trying the profile before a real cluster.
 #
 #   bash scripts/slurm/local-cluster.sh up      # install (apt) if needed, configure, start, wait for an idle node
 #   bash scripts/slurm/local-cluster.sh status  # sinfo, or "down"

@@ -215,7 +215,7 @@ def bias_als_reference(
     """Straightforward per-row / per-column loop version of :func:`bias_als` (learned offsets).
 
     The baseline the vectorized solver is checked and timed against (tests,
-    ``scripts/benchmark_bias_als.py``); not used by the workflow.
+    ``scripts/performance/benchmark_bias_als.py``); not used by the workflow.
     """
     obs = ~np.isnan(Z)
     n_rows, n_cols = Z.shape

@@ -17,7 +17,7 @@ from benchcast.methods.base import Method, check_budget, random_coreset, registe
 # to the outer change would, moved the final imputed values by 7e-8..9e-8 (1e-5) on MuSR / ARC.
 # The tolerance is therefore fixed. With 3e-9 (was 1e-9) the imputed values differ
 # from the exact loop (dense eigh every iteration) by <= 1.2e-9 on MuSR / ARC (k in 2..20, CV
-# and estimate layouts) and by 3.4e-9 on the synthetic test of ``tests/test_pca.py``; the row
+# and estimate layouts) and by 3.4e-9 on the synthetic test of ``tests/unit/methods/test_pca.py``; the row
 # means (the estimates) by <= 2e-11.
 _SUBSPACE_TOL = 3e-9
 _DENSE_MAX_ROWS = 128  # below this a dense eigh is as cheap as the iterative solver
@@ -309,7 +309,7 @@ def pca_impute(matrix: np.ndarray, missing: np.ndarray, k: int, max_iter: int = 
       blocks. It iterates until the residual bound on the angle to the exact eigenspace is
       below ``_SUBSPACE_TOL`` (3e-9), so every iterate equals the exact one to ~1e-9 and the
       stopping test sees the same numbers; the final imputed values match the scikit-learn
-      loop to < 1e-8 (``tests/test_pca.py``). If the iteration does not converge (no gap at
+      loop to < 1e-8 (``tests/unit/methods/test_pca.py``). If the iteration does not converge (no gap at
       ``k``, rank < k) that outer iteration and the rest use the dense ``eigh``.
     * Small matrices (at most ``_DENSE_MAX_ROWS`` rows, or fewer than
       ``_DENSE_ROWS_PER_BLOCK`` rows per block column) use the dense ``eigh`` throughout, which

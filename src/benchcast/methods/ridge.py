@@ -23,7 +23,7 @@ import numpy as np
 DEFAULT_ALPHAS = (0.1, 1.0, 10.0)
 
 #: smallest candidate size whose primal bound is worth a float32 factorisation: single-thread
-#: Random-Search-Learn on the real leaderboards (scripts/benchmark_random_search.py) runs 1.2x
+#: Random-Search-Learn on the real leaderboards (scripts/performance/benchmark_random_search.py) runs 1.2x
 #: faster at n = 200, but 0.86x at n = 100, where the extra LAPACK/BLAS calls cost more
 #: than the float32 Cholesky saves
 FLOAT32_MIN_COLUMNS = 160
@@ -63,7 +63,7 @@ def ridge_cv_fit(X: np.ndarray, y: np.ndarray, alphas=DEFAULT_ALPHAS) -> RidgeMo
     * dual (m <= p):  ``A = (XcXcᵀ + αI)⁻¹``, ``H_c = I - αA``, ``coef = Xcᵀ A yc``.
 
     Three batched inverses cost no more than one batched symmetric eigendecomposition of
-    the same matrices, and less in the dual form (``scripts/benchmark_ridge.py``: 1.0x on
+    the same matrices, and less in the dual form (``scripts/performance/benchmark_ridge.py``: 1.0x on
     MuSR-like 252 x n candidates, 1.6-1.8x on QNLI-like 48 x n, one thread, same selected
     alphas, coefficients equal to 2e-15); the regularized Gram matrix is well conditioned
     for alpha >= 0.1 on scores in [0, 1].
@@ -189,7 +189,7 @@ def bound_uses_gathered_gram(m: int, p: int, n_val: int = 0, n_alphas: int = len
     columns in the primal form (the candidate's ``p x p`` Gram matrix, one solve per alpha) rather
     than the dual (the ``(m + n_val) x m`` products with the training rows, one ``m x m`` solve
     per alpha). A rough cost model in microseconds per candidate, fitted to single-thread
-    timings on the real leaderboards (``scripts/benchmark_random_search.py``)."""
+    timings on the real leaderboards (``scripts/performance/benchmark_random_search.py``)."""
 
     def solve(k):  # batched LU below 64, a LAPACK Cholesky call per matrix from 64 on
         return 3e-4 * k**3 / 3 + 1.0 if k < 64 else 1.5e-4 * k**3 / 6 + 5.0
@@ -274,7 +274,7 @@ class CandidateProducts:
         """Gather candidates' Gram matrices from the one of all columns (a ``p²`` gather from an
         ``N x N`` matrix) rather than multiply their columns (``m p²`` float32 multiply-adds):
         only with many training rows and an ``N x N`` matrix small enough to stay in cache
-        (timings: ``scripts/benchmark_random_search.py``)."""
+        (timings: ``scripts/performance/benchmark_random_search.py``)."""
         n_cols = self._cols.shape[0]
         return not self.exact32 or (self.m > 128 and n_cols <= 2048)
 

@@ -14,7 +14,7 @@ continuity correction,
 Without the correction and an infinite pool this is the textbook ``k = z^2 (q - d^2) / d^2`` (``z``
 the threshold's normal quantile). On MuSR the corrected form reproduces the empirical MDAD of
 uniform sampling at k = 25-250 within one 0.5-point bin; the uncorrected one is 5 bins optimistic at
-k = 25 (tests/test_planner.py).
+k = 25 (tests/unit/new_model/test_planner.py).
 """
 
 from __future__ import annotations

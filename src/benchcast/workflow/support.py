@@ -21,7 +21,7 @@ def single_threaded() -> None:
     ships its own OpenBLAS, loaded on first use of ``scipy.linalg``; a library loaded later
     would start one thread per core (which, on a busy machine, made Random-Search-Learn's
     LAPACK calls ~50x slower). So the thread variables are also set in the environment,
-    which OpenBLAS and OpenMP read when they load (``tests/test_trials.py`` checks that
+    which OpenBLAS and OpenMP read when they load (``tests/unit/trials/test_trials.py`` checks that
     SciPy's OpenBLAS then runs one thread). SciPy itself is not imported here: most jobs
     never use it, and its import cost every job ~0.1 s.
     """

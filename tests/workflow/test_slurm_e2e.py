@@ -1,0 +1,167 @@
+"""The SLURM path end to end: the quick default config through a real single-node SLURM cluster
+on this machine (scripts/slurm/local-cluster.sh) with ``--workflow-profile workflow/profiles/slurm``.
+
+Every job that runs a script must have gone through ``sbatch`` (its SLURM job id in Snakemake's
+log, its SLURM log file written, exit status 0 in the controller's log), and every output must be
+byte-identical to a local-executor run of the same config and code (timing files excepted: they
+hold wall-clock seconds). The cluster is taken down afterwards, also when the run fails.
+
+Marked ``slurm`` and not part of the default test run (it takes minutes and needs root or an
+installed SLURM): ``python -m pytest tests -m slurm -rs``. Where the machine cannot run SLURM the
+test is skipped with the reason; with ``BENCHCAST_REQUIRE_SLURM=1`` (CI) that is a failure instead.
+``BENCHCAST_SLURM_BASELINE=DIR`` reuses DIR/results of a finished local default run (CI: the
+README's default run) instead of making one.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import REPO, SNAKEMAKE
+
+from benchcast.workflow.dag import TARGET_RULES
+
+CLUSTER = REPO / "scripts" / "slurm" / "local-cluster.sh"
+RAW_DIR = (REPO.parent / "shared" / "raw").resolve()
+#: what the copies of the repository leave out: outputs, caches and environments
+NOT_COPIED = {
+    ".git",
+    ".venv",
+    ".venv-pyirt",
+    "results",
+    ".snakemake",
+    "logs",
+    "benchmarks",
+    "__pycache__",
+    ".pytest_cache",
+}
+
+pytestmark = pytest.mark.slurm
+
+_digest_spec = importlib.util.spec_from_file_location("results_digest", REPO / "scripts" / "results_digest.py")
+results_digest = importlib.util.module_from_spec(_digest_spec)
+_digest_spec.loader.exec_module(results_digest)
+
+
+def skip_or_fail(reason: str) -> None:
+    if os.environ.get("BENCHCAST_REQUIRE_SLURM") == "1":
+        pytest.fail(f"BENCHCAST_REQUIRE_SLURM=1 but {reason}")
+    pytest.skip(reason)
+
+
+def why_slurm_cannot_run() -> str | None:
+    if not sys.platform.startswith("linux"):
+        return f"SLURM's daemons run on Linux only (this is {sys.platform})"
+    installed = all(shutil.which(c) for c in ("slurmctld", "slurmd", "munged", "sbatch"))
+    if not installed and os.geteuid() != 0:
+        return "SLURM is not installed and installing it (apt-get install slurm-wlm munge) needs root"
+    if not installed and not shutil.which("apt-get"):
+        return "SLURM is not installed and there is no apt-get to install it"
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        return "the executor plugin is missing: pip install snakemake-executor-plugin-slurm==2.8.0"
+    if not RAW_DIR.is_dir():
+        return f"the raw mirror {RAW_DIR} is missing (the default config runs on it)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A running local cluster (its environment for client commands); down again afterwards."""
+    reason = why_slurm_cannot_run()
+    if reason:
+        skip_or_fail(reason)
+    state = tmp_path_factory.mktemp("slurm-state")
+    env = {**os.environ, "BENCHCAST_SLURM_DIR": str(state), "SLURM_CONF": str(state / "slurm.conf")}
+    up = subprocess.run(["bash", str(CLUSTER), "up"], env=env, capture_output=True, text=True)
+    try:
+        if up.returncode != 0:
+            skip_or_fail(f"the local SLURM cluster did not come up: {(up.stdout + up.stderr).strip()[-600:]}")
+        yield env
+    finally:
+        down = subprocess.run(["bash", str(CLUSTER), "down"], env=env, capture_output=True, text=True)
+        assert down.returncode == 0, down.stderr
+        assert not list(state.glob("*.pid")), "a daemon's pid file is left: the cluster is not down"
+
+
+def copy_of_repository(dest: Path) -> Path:
+    shutil.copytree(REPO, dest, ignore=lambda _dir, names: [n for n in names if n in NOT_COPIED])
+    return dest
+
+
+def run_default_config(workdir: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    # the copy's own library, whatever the venv's editable install points at
+    env = {**env, "PYTHONPATH": str(workdir / "src")}
+    cmd = [*SNAKEMAKE, "--config", f"raw_dir={RAW_DIR}", *args]
+    return subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
+
+
+def result_files(root: Path) -> set[str]:
+    """Every output under results/, except the files of measured seconds."""
+    results = root / "results"
+    return {
+        str(p.relative_to(results))
+        for p in results.rglob("*")
+        if p.is_file() and not results_digest.is_timing(p.relative_to(results))
+    }
+
+
+@pytest.fixture(scope="module")
+def local_baseline(tmp_path_factory) -> Path:
+    given = os.environ.get("BENCHCAST_SLURM_BASELINE")
+    if given:
+        return Path(given)
+    workdir = copy_of_repository(tmp_path_factory.mktemp("local") / "repo")
+    proc = run_default_config(workdir, dict(os.environ), "--cores", "all")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return workdir
+
+
+def test_default_config_through_slurm_matches_the_local_run(cluster, local_baseline, tmp_path):
+    workdir = copy_of_repository(tmp_path / "repo")
+    proc = run_default_config(
+        workdir,
+        cluster,
+        "--workflow-profile",
+        "workflow/profiles/slurm",
+        "--slurm-no-account",
+        "--slurm-keep-successful-logs",
+    )
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-4000:]
+
+    finished = dict(re.findall(r"Finished jobid: (\d+) \(Rule: (\w+)\)", log))
+    script_jobs = {job for job, rule in finished.items() if rule not in TARGET_RULES}
+    assert len(script_jobs) > 50, f"only {len(script_jobs)} jobs ran: not the default config"
+    submitted = dict(re.findall(r"Job ([\w-]+) has been submitted with SLURM jobid (\d+)", log))
+    # a group job (the rules' group:, one submission) is submitted under a uuid; its jobs are the
+    # indented jobids under its "Group job" header
+    group_headers = re.findall(r"Group job \S+ \(jobs in lexicogr\. order\):", log)
+    in_groups = set(re.findall(r"^ {8}jobid: (\d+)$", log, flags=re.M))
+    single = {job for job in submitted if job.isdigit()}
+    assert len(submitted) - len(single) == len(group_headers) > 0, "every group job is one submission"
+    assert script_jobs == single | in_groups, (
+        f"jobs that did not go through sbatch: {sorted((j, finished[j]) for j in script_jobs - single - in_groups)}"
+    )
+    assert len(submitted) < len(script_jobs), "the job groups bundle jobs into fewer submissions"
+    slurm_logs = {p.stem for p in (workdir / ".snakemake" / "slurm_logs").rglob("*.log")}
+    assert set(submitted.values()) <= slurm_logs
+    # squeue forgets finished jobs after MinJobAge; the controller's log keeps every exit status
+    controller_log = (Path(cluster["BENCHCAST_SLURM_DIR"]) / "log" / "slurmctld.log").read_text()
+    exit_status = dict(re.findall(r"_job_complete: JobId=(\d+) WEXITSTATUS (\d+)", controller_log))
+    assert {exit_status.get(i) for i in submitted.values()} == {"0"}, "a SLURM job did not finish with status 0"
+
+    ours, local = result_files(workdir), result_files(local_baseline)
+    assert not ours - local, f"outputs the local run did not make: {sorted(ours - local)[:5]}"
+    # a reused baseline (CI's clone) may hold more: the README's other commands write there too
+    if not os.environ.get("BENCHCAST_SLURM_BASELINE"):
+        assert not local - ours, f"outputs the SLURM run did not make: {sorted(local - ours)[:5]}"
+    _, mismatch, errors = filecmp.cmpfiles(workdir / "results", local_baseline / "results", sorted(ours), shallow=False)
+    assert not mismatch and not errors, f"{len(mismatch)} outputs differ from the local run's, e.g. {mismatch[:5]}"
