@@ -2,6 +2,7 @@
 
     python scripts/results_digest.py results > before.tsv          # sha256 <TAB> path, sorted
     python scripts/results_digest.py results --compare before.tsv  # exit 1 unless the same multiset
+    python scripts/results_digest.py results --compare before.tsv --moves moves.tsv  # file by file
 
 Every Parquet and CSV file under the folder counts, except timing files (``results/timing/``,
 ``timing.parquet``, ``*.timing.parquet``, the performance table and the Table 2 of "misses the mark"
@@ -95,16 +96,54 @@ def compare(before: list[tuple[str, str]], after: list[tuple[str, str]]) -> tupl
     return lines, same
 
 
+def read_moves(path: Path) -> list[tuple[str, str]]:
+    """Declared moves, ``old<TAB>new`` per line (a header line ``old<TAB>new`` allowed): a path
+    starting with ``old`` is expected under ``new`` + the rest of it."""
+    rows = [line.split("\t") for line in path.read_text().splitlines() if line.strip()]
+    return [(old, new) for old, new in rows if (old, new) != ("old", "new")]
+
+
+def moved(path: str, moves: list[tuple[str, str]]) -> str:
+    for old, new in moves:
+        if path.startswith(old):
+            return new + path[len(old) :]
+    return path
+
+
+def compare_file_by_file(
+    before: list[tuple[str, str]], after: list[tuple[str, str]], moves: list[tuple[str, str]]
+) -> tuple[list[str], bool]:
+    """Every file of ``before`` at its path (after the declared ``moves``) in ``after`` with the same
+    digest, and no other file in ``after``."""
+    new = {p: d for d, p in after}
+    expected = {moved(p, moves): (p, d) for d, p in before}
+    lines = []
+    for path, (old, digest) in sorted(expected.items()):
+        if path not in new:
+            lines.append(f"MISSING {path}" + (f" (was {old})" if old != path else ""))
+        elif new[path] != digest:
+            lines.append(f"CHANGED {path}" + (f" (was {old})" if old != path else ""))
+        elif old != path:
+            lines.append(f"moved {old} -> {path}")
+    lines += [f"NEW {path}" for path in sorted(set(new) - set(expected))]
+    return lines, not any(line.split()[0] in ("MISSING", "CHANGED", "NEW") for line in lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("root", type=Path, help="the results folder")
     parser.add_argument("--compare", type=Path, help="a digest file written before")
+    parser.add_argument("--moves", type=Path, help="declared moves (old<TAB>new path prefixes): compare file by file")
     args = parser.parse_args(argv)
     rows = digests(args.root)
     if args.compare is None:
         sys.stdout.writelines(f"{d}\t{p}\n" for d, p in rows)
         return 0
-    lines, same = compare(read_digests(args.compare), rows)
+    before = read_digests(args.compare)
+    if args.moves is not None:
+        lines, same = compare_file_by_file(before, rows, read_moves(args.moves))
+    else:
+        lines, same = compare(before, rows)
     print("\n".join(lines) if lines else "identical paths and bytes")
     print(f"{len(rows)} files; multiset of digests {'identical' if same else 'DIFFERS'}")
     return 0 if same else 1

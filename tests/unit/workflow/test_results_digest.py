@@ -65,3 +65,18 @@ def test_measured_seconds_are_excepted_column_by_column(tmp_path):
     assert rel(a) == rel(b) and len(rel(a)) == 2
     table([9.0, 8.0], [0.5, 0.3]).to_parquet(b / "runs" / "r.metrics.parquet")
     assert rel(a) != rel(b)
+
+
+def test_file_by_file_through_declared_moves(tmp_path):
+    before = [("d1", "results/tables/deploy/heldout.csv"), ("d2", "results/runs/x.parquet")]
+    moves = [("results/tables/deploy/", "results/tables/heldout_intervals/")]
+    after = [("d1", "results/tables/heldout_intervals/heldout.csv"), ("d2", "results/runs/x.parquet")]
+    lines, same = rd.compare_file_by_file(before, after, moves)
+    assert same and lines == ["moved results/tables/deploy/heldout.csv -> results/tables/heldout_intervals/heldout.csv"]
+    # an undeclared move fails even with the same bytes; so do a changed file and a new one
+    lines, same = rd.compare_file_by_file(before, [("d1", "results/tables/other/heldout.csv"), after[1]], moves)
+    assert not same and lines[0].startswith("MISSING results/tables/heldout_intervals/heldout.csv")
+    lines, same = rd.compare_file_by_file(before, [("zz", after[0][1]), after[1], ("d3", "results/new.csv")], moves)
+    assert not same and lines[0].startswith("CHANGED") and lines[-1] == "NEW results/new.csv"
+    (tmp_path / "moves.tsv").write_text("old\tnew\nresults/tables/deploy/\tresults/tables/heldout_intervals/\n")
+    assert rd.read_moves(tmp_path / "moves.tsv") == moves
