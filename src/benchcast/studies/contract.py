@@ -46,22 +46,31 @@ class Study:
     config_file: ClassVar[str | None] = ""
     #: SLURM job groups of its rules (``group:``) -> how many of a group's pieces share one submission
     job_groups: ClassVar[Mapping[str, int]] = {}
+    #: its jobs (``jobs.Jobs``: the jobs a config asks for), built on the config as :attr:`jobs`
+    jobs_class: ClassVar[type | None] = None
 
     def __init__(self, config: Mapping[str, Any], catalog: Catalog):
         self.config = config
         self.catalog = catalog
+        self.jobs = self.jobs_class(config, catalog) if self.jobs_class is not None else None
 
     @classmethod
     def config_path(cls) -> str | None:
         return f"config/{cls.name}.yaml" if cls.config_file == "" else cls.config_file
 
     def datasets(self) -> list[str]:
-        """The catalog datasets its jobs read (ingested by rule ``data``)."""
-        raise NotImplementedError
+        """The catalog datasets its jobs read (ingested by rule ``data``); by default its jobs'
+        ``datasets()``, else config ``datasets``."""
+        if self.jobs is not None and hasattr(self.jobs, "datasets"):
+            return list(self.jobs.datasets())
+        return list(self.config["datasets"])
 
     def outputs(self) -> list[str]:
-        """Its final outputs: what its target rule and rule ``all`` build."""
-        raise NotImplementedError
+        """Its final outputs: what its target rule and rule ``all`` build; by default its jobs'
+        ``final_outputs()``."""
+        if self.jobs is None:
+            raise NotImplementedError(f"study {self.name}: say its outputs (or give it a jobs_class)")
+        return self.jobs.final_outputs()
 
     def index(self) -> dict | None:
         """Its entry of ``results/index.md`` (:mod:`benchcast.workflow.paper_index`), or None:

@@ -13,16 +13,7 @@ class CFTasks(Study):
     position = 60
     # its run, tune and prefit jobs take 7 s on average
     job_groups = {RUN_GROUP: 8}
-
-    def __init__(self, config, catalog):
-        super().__init__(config, catalog)
-        self.jobs = Jobs(config, catalog)
-
-    def datasets(self) -> list[str]:
-        return self.jobs.datasets()
-
-    def outputs(self) -> list[str]:
-        return self.jobs.final_outputs()
+    jobs_class = Jobs
 
     def index(self) -> dict:
         tables, figures, tuning = self.jobs.tables(), self.jobs.figures(), self.jobs.tuning_outputs()

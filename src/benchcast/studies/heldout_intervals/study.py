@@ -12,16 +12,7 @@ class HeldoutIntervals(Study):
     position = 70
     # not part of the papers' artifact: the fits are for users, the test checks benchcast's own intervals
     artifact = False
-
-    def __init__(self, config, catalog):
-        super().__init__(config, catalog)
-        self.jobs = Jobs(config, catalog)
-
-    def datasets(self) -> list[str]:
-        return self.jobs.datasets()
-
-    def outputs(self) -> list[str]:
-        return self.jobs.final_outputs()
+    jobs_class = Jobs
 
 
 STUDY = HeldoutIntervals

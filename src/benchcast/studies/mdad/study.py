@@ -13,16 +13,7 @@ class MDAD(Study):
     position = 50
     # its run jobs take seconds each, the IRT selector's minutes
     job_groups = {RUN_GROUP: 6}
-
-    def __init__(self, config, catalog):
-        super().__init__(config, catalog)
-        self.jobs = Jobs(config, catalog)
-
-    def datasets(self) -> list[str]:
-        return list(self.config["datasets"])
-
-    def outputs(self) -> list[str]:
-        return self.jobs.final_outputs()
+    jobs_class = Jobs
 
     def index(self) -> dict:
         tol = self.config["tolerance"]

@@ -15,16 +15,7 @@ class MissesTheMark(Study):
     # the few-second run jobs 18 at a time, Random-Search-Learn 3, PCA 6, the metrics/figures/tables
     # jobs all together
     job_groups = {LIGHT_RUN_GROUP: 18, "mtm_search": 3, "mtm_pca": 6, REPORT_GROUP: 4}
-
-    def __init__(self, config, catalog):
-        super().__init__(config, catalog)
-        self.jobs = Jobs(config, catalog)
-
-    def datasets(self) -> list[str]:
-        return list(self.config["datasets"])
-
-    def outputs(self) -> list[str]:
-        return self.jobs.final_outputs()
+    jobs_class = Jobs
 
     def index(self) -> dict:
         tol = self.config["tolerance"]

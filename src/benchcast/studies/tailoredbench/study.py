@@ -13,16 +13,10 @@ class TailoredBench(Study):
     position = 40
     # its run jobs take 10 s - 2 min each
     job_groups = {RUN_GROUP: 8, REPORT_GROUP: 2}
-
-    def __init__(self, config, catalog):
-        super().__init__(config, catalog)
-        self.jobs = Jobs(config, catalog)
+    jobs_class = Jobs
 
     def datasets(self) -> list[str]:
         return [self.config["dataset"]]
-
-    def outputs(self) -> list[str]:
-        return self.jobs.final_outputs()
 
     def index(self) -> dict:
         tol, tables, figures = self.config["tolerance"], self.jobs.tables(), self.jobs.figures()
