@@ -387,7 +387,7 @@ def test_irt_validation_report_wiring(tmp_path):
     assert mask.shape == (24, 90) and abs(mask.mean() - 0.1) < 0.01
     comp = pd.read_csv(work / "results/tables/irt_validation/comparison.csv")
     assert comp.logit_pearson.iloc[0] > 0.9  # two fits of one model on one matrix agree
-    assert "Held-out log-likelihood" in (work / "results/tables/irt_validation/report.md").read_text()
+    assert "Held-out log-likelihood" in (work / "results/tables/irt_validation/summary.md").read_text()
     # without py-irt's venv the job stops and says how to make it
     cfg["irt_validation"]["pyirt_python"] = str(tmp_path / "missing" / "python")
     cfg_path.write_text(yaml.safe_dump(cfg))

@@ -95,7 +95,7 @@ rule irtv_pyirt:
 
 
 rule irt_validation:
-    """The report: held-out log-likelihood, parameter agreement and fit time, ours vs py-irt."""
+    """The summary: held-out log-likelihood, parameter agreement and fit time, ours vs py-irt."""
     input:
         ours=expand(f"{IRTV_DIR}/benchcast.npz", dataset=IRTV["datasets"]),
         pyirt=expand(f"{IRTV_DIR}/pyirt_{{variant}}.npz", dataset=IRTV["datasets"], variant=IRTV["variants"]),
@@ -106,7 +106,7 @@ rule irt_validation:
     output:
         fits=IRTV_OUTPUTS[0],
         comparison=IRTV_OUTPUTS[1],
-        report=report(IRTV_OUTPUTS[2], caption="../report/irt_validation/report.rst",
+        summary=report(IRTV_OUTPUTS[2], caption="../report/irt_validation/summary.rst",
                       category="IRT validation"),
     params:
         datasets=IRTV["datasets"],
@@ -115,8 +115,8 @@ rule irt_validation:
     resources:
         **JOB_RESOURCES.of("irt_validation"),
     log:
-        "logs/irt_validation/report.log",
+        "logs/irt_validation/summary.log",
     conda:
         BENCHCAST_ENV
     script:
-        "../scripts/irt_validation/report.py"
+        "../scripts/irt_validation/summary.py"

@@ -20,7 +20,7 @@ class IRTValidation(Study):
         return list(self.config["datasets"])
 
     def outputs(self) -> list[str]:
-        return [f"{TABLES}/fits.csv", f"{TABLES}/comparison.csv", f"{TABLES}/report.md"]
+        return [f"{TABLES}/fits.csv", f"{TABLES}/comparison.csv", f"{TABLES}/summary.md"]
 
 
 STUDY = IRTValidation

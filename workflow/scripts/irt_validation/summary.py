@@ -45,6 +45,6 @@ comparison = pd.concat(comparisons, ignore_index=True)
 fits_table.to_csv(snakemake.output.fits, index=False, float_format="%.5f")
 comparison.to_csv(snakemake.output.comparison, index=False, float_format="%.5f")
 settings = {k: v for k, v in dict(p.settings).items() if k != "pyirt_python"}
-Path(snakemake.output.report).write_text(iv.render_markdown(fits_table, comparison, settings=settings) + "\n")
+Path(snakemake.output.summary).write_text(iv.render_markdown(fits_table, comparison, settings=settings) + "\n")
 for r in comparison.itertuples():
     log(f"{r.dataset} vs {r.versus}: speedup {r.speedup:.1f}x, loglik ours - theirs {r.loglik_difference:+.4f}")
