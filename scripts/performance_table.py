@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchcast.workflow.dag import dependencies, measured, plan
+from benchcast.workflow.dag import dependencies, measured, planned_jobs
 from benchcast.workflow.performance import performance_table
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, nargs="+", default=[8, 32, 128])
     parser.add_argument("--out", type=Path, help="CSV to write (default: print only)")
     args = parser.parse_args(argv)
-    jobs = plan(args.directory, args.configfile, args.config)
+    jobs = planned_jobs(args.directory, args.configfile, args.config)
     table = performance_table(jobs, dependencies(jobs), measured(jobs, args.directory), cores=args.cores)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchcast.workflow import resources as jr
-from benchcast.workflow.dag import TARGET_RULES, measured, plan
+from benchcast.workflow.dag import TARGET_RULES, measured, planned_jobs
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = REPO / "workflow" / "resources.csv"
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizing = jr.Sizing(**{f.name: getattr(args, f.name) for f in fields(jr.Sizing)})
 
-    jobs = [job for job in plan(args.directory, args.configfile, args.config) if job.rule not in TARGET_RULES]
+    jobs = [job for job in planned_jobs(args.directory, args.configfile, args.config) if job.rule not in TARGET_RULES]
     times = measured(jobs, args.directory)
     samples = [(job.rule, jr.method_key(job.wildcards), *times[job.jobid]) for job in jobs if job.jobid in times]
     if not samples:

@@ -115,10 +115,10 @@ def dry_run_text(directory: Path, configfiles: list[str], extra: list[str] = ())
     return proc.stdout + proc.stderr
 
 
-def plan(
+def planned_jobs(
     directory: Path, configfiles: list[str], config: list[str] = (), snakefile: Path | None = None
 ) -> list[PlannedJob]:
-    """Snakemake's plan of every job of a config in ``directory`` (with ``snakefile`` when the
+    """Every job Snakemake plans for a config in ``directory`` (with ``snakefile`` when the
     workflow is not the directory's own)."""
     extra = ["--config", *config] if config else []
     extra += ["--snakefile", str(snakefile)] if snakefile else []

@@ -3,7 +3,7 @@ inference counts), one run job per (setting, inference count) on the study's dat
 tables read.
 
 A *setting* is a named method configuration: Table 6's four methods, the ablations' variants of
-TailoredBench (Tables 7, 8, 9, 13) and the figures' points (Figures 3a, 3b, 4), which the plan
+TailoredBench (Tables 7, 8, 9, 13) and the figures' points (Figures 3a, 3b, 4), which the jobs
 generates from each figure's list of values. ``workflow/rules/tailoredbench.smk`` wires files
 with this.
 """
