@@ -4,7 +4,7 @@ tables read.
 
 A *setting* is a named method configuration: Table 6's four methods, the ablations' variants of
 TailoredBench (Tables 7, 8, 9, 13) and the figures' points (Figures 3a, 3b, 4), which the jobs
-generates from each figure's list of values. ``workflow/rules/tailoredbench.smk`` wires files
+generate from each figure's list of values. ``workflow/rules/tailoredbench.smk`` wires files
 with this.
 """
 
