@@ -145,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         lines, same = compare(before, rows)
     print("\n".join(lines) if lines else "identical paths and bytes")
-    print(f"{len(rows)} files; multiset of digests {'identical' if same else 'DIFFERS'}")
+    what = "file by file through the declared moves" if args.moves is not None else "multiset of digests"
+    print(f"{len(rows)} files; {what}: {'identical' if same else 'DIFFERS'}")
     return 0 if same else 1
 
 
