@@ -142,7 +142,7 @@ def load_matrix(data: str | Path):
                 p,
                 "(file)",
                 "the ingested BenchPress matrix is missing",
-                f"run `snakemake {benchpress.DATA_DIR}/scores.parquet --cores 1` or pass --data",
+                f"run `snakemake {data.as_posix()}/scores.parquet --cores 1`, or pass --data-dir / --data",
             )
     return load_score_matrix(paths["scores"], paths["models"], paths["benchmarks"])
 

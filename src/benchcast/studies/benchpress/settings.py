@@ -18,8 +18,6 @@ __all__ = [
     "DEFAULT_GRID",
     "PAPER_CODE_GRID",
     "SEED",
-    "DATA_DIR",
-    "RELIABILITY_PATH",
 ]
 
 DEFAULT_PREDICTOR = {"transform": "logit", "method": "bias_als", "params": {"rank": 2, "lam": 0.1}}
@@ -68,9 +66,3 @@ PAPER_CODE_GRID: tuple[tuple[int, ...], ...] = ((16,), (32,), (64, 32))
 SEED = 42
 """Base seed of the risk models and of the Section 5 ablations (Appendix E.2: "deterministic seeds
 derived from base seed 42"; the paper code's ``SEED = 42``)."""
-
-DATA_DIR = "results/data/benchpress"
-"""Where the workflow writes the ingested BenchPress matrix (``benchcast complete --data``)."""
-
-RELIABILITY_PATH = "results/models/benchpress/reliability.json"
-"""Where rule ``bp_deploy`` writes the deployable reliability model (``--reliability``)."""
