@@ -14,6 +14,7 @@ from snakemake.utils import update_config, validate
 
 from benchcast.data.catalog import load_catalog
 from benchcast.errors import ConfigError
+from benchcast.studies import registry
 from benchcast.studies.misses_the_mark.analysis import cell_metrics, kendall_tau_markdown
 from benchcast.studies.misses_the_mark.jobs import Jobs, check_budgets
 
@@ -132,9 +133,9 @@ def test_slurm_groups_keep_prefit_readers_with_their_prefit(catalog):
     assert plan.run_group("random_search_learn") == "mtm_search"
     assert plan.run_group("pca") == plan.run_group("pca_k2") == "mtm_pca"  # a label runs in its method's class
     assert {plan.run_group(m) for m in ("random_sampling", "aipw", "double_optimize")} == {"mtm_light"}
-    # every group the plan makes has its bundle size in the SLURM profile (or is one per prefit)
-    profile = yaml.safe_load((REPO / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
-    bundled = {entry.split("=")[0] for entry in profile["group-components"]}
+    # every group the plan makes has its bundle size in the study's declaration, which the SLURM
+    # profile reads (or is one per prefit)
+    bundled = set(registry()["misses_the_mark"].job_groups)
     assert {plan.run_group(m) for m in plan.methods} - bundled == {"mtm_fit_irt", "mtm_fit_lasso"}
 
 
