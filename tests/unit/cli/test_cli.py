@@ -132,7 +132,7 @@ def test_missing_reliability_model_and_matrix_say_how_to_build_them(toy, tmp_pat
     f = tmp_path / "k.csv"
     f.write_text("benchmark_id,score\nbench_0,50\n")
     assert main(["complete", str(f), "--data", str(toy / "data"), "--reliability", str(tmp_path / "none.json")]) == 2
-    assert "rule bp_deploy" in capsys.readouterr().err
+    assert "rule bp_complete" in capsys.readouterr().err
     assert main(["complete", str(f), "--data", str(tmp_path / "nodata")]) == 2
     assert "ingested BenchPress matrix is missing" in capsys.readouterr().err
 
