@@ -105,3 +105,28 @@ def test_a_renamed_module_imports_under_its_old_name_with_a_deprecation_warning(
         module = importlib.import_module(old)
     assert module is importlib.import_module(benchcast.RENAMED[old])
     assert any(issubclass(w.category, DeprecationWarning) and benchcast.RENAMED[old] in str(w.message) for w in caught)
+
+
+def repository_python_files() -> list[Path]:
+    root = SRC.parents[1]
+    folders = ("src", "workflow", "scripts", "tests", "docs", "resources")
+    return sorted(p for folder in folders for p in (root / folder).rglob("*.py") if "site-packages" not in p.parts)
+
+
+def test_every_name_imported_from_benchcast_anywhere_in_the_repository_exists():
+    """Workflow scripts, tools and tests import from the library; a name a move left behind fails
+    here, not in the middle of a run (``from benchcast.workflow.dag import plan`` did)."""
+    missing = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for path in repository_python_files():
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("benchcast"):
+                    module = importlib.import_module(node.module)
+                    for alias in node.names:
+                        if alias.name != "*" and not hasattr(module, alias.name):
+                            try:
+                                importlib.import_module(f"{node.module}.{alias.name}")
+                            except ImportError:
+                                missing.append(f"{path}: from {node.module} import {alias.name}")
+    assert missing == []

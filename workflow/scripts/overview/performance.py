@@ -4,7 +4,7 @@ from pathlib import Path
 import yaml
 
 from benchcast.output.tables import write_table
-from benchcast.workflow.dag import dependencies, measured, plan
+from benchcast.workflow.dag import dependencies, measured, planned_jobs
 from benchcast.workflow.performance import performance_table
 from benchcast.workflow.support import job_logger
 
@@ -18,7 +18,7 @@ with tempfile.TemporaryDirectory() as tmp:
     snakefile = next(
         d / "Snakefile" for d in Path(snakemake.scriptdir).resolve().parents if (d / "Snakefile").is_file()
     )
-    jobs = plan(Path.cwd(), [str(configfile)], snakefile=snakefile)
+    jobs = planned_jobs(Path.cwd(), [str(configfile)], snakefile=snakefile)
 table = performance_table(jobs, dependencies(jobs), measured(jobs, Path.cwd()), cores=p.cores, costs=p.costs)
 write_table(
     table,
