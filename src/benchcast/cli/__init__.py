@@ -7,7 +7,7 @@ import os
 import sys
 
 from benchcast import __version__
-from benchcast.cli import benchmarks, complete, datasets, estimate, methods, plan, select
+from benchcast.cli import benchmarks, complete, datasets, estimate, leaderboard, methods, plan, select
 from benchcast.errors import BenchcastError
 
 __all__ = ["COMMANDS", "main"]
@@ -18,6 +18,7 @@ COMMANDS = {
     "estimate": estimate,
     "plan": plan,
     "complete": complete,
+    "leaderboard": leaderboard,
     "datasets": datasets,
     "methods": methods,
     "benchmarks": benchmarks,

@@ -91,3 +91,26 @@ def as_text(table) -> str:
 
     rows = [line(table.columns)] + [line(r) for r in zip(*(cells[c] for c in table.columns))]
     return "\n".join(r.rstrip() for r in rows)
+
+
+def harness_logs(paths: list[str] | None) -> bool:
+    """Whether ``--answers`` names lm-evaluation-harness logs (folders, ``.jsonl`` files, or
+    several paths) rather than one CSV/JSON answers file."""
+    from pathlib import Path
+
+    if not paths:
+        return False
+    return len(paths) > 1 or Path(paths[0]).is_dir() or paths[0].lower().endswith(".jsonl")
+
+
+def read_given(args, board=None):
+    """``--answers`` as :func:`benchcast.new_model.api.select` takes them: None, a file's path, or
+    (harness logs) the answers read against ``board`` (loaded here when not given)."""
+    if not harness_logs(args.answers):
+        return args.answers[0] if args.answers else None
+    from benchcast.lm_eval.identity import harness_map, require_usable
+    from benchcast.lm_eval.logs import read_logs
+    from benchcast.new_model.leaderboard import load_leaderboard
+
+    board = board if board is not None else load_leaderboard(args.dataset, args.data_dir)
+    return read_logs(args.answers, require_usable(harness_map(board)))

@@ -7,13 +7,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchcast.cli.common import add_item_level, json_params, log
+from benchcast.cli.common import add_item_level, harness_logs, json_params, log, read_given
+from benchcast.errors import ConfigError
 
 
 def add_parser(sub) -> None:
     e = sub.add_parser("estimate", help="a new model's full-benchmark score from its answers, with an interval")
     add_item_level(e)
-    e.add_argument("--answers", required=True, help="CSV (item_id,score[,selection_id]) or JSON ({item_id: score})")
+    e.add_argument(
+        "--answers",
+        required=True,
+        nargs="+",
+        metavar="PATH",
+        help="CSV (item_id,score[,selection_id]) or JSON ({item_id: score}), or lm-evaluation-harness logs: "
+        "its --output_path folder, one model's folder or samples_*.jsonl files (several add up)",
+    )
     e.add_argument(
         "--budget", type=int, help="the budget selected with (default: the selection_id's, else the number of answers)"
     )
@@ -29,12 +37,16 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from benchcast.new_model import estimate
+    from benchcast.new_model.leaderboard import load_leaderboard
 
+    board = load_leaderboard(args.dataset, args.data_dir)
+    answers = read_given(args, board)
+    budget = args.budget if args.budget is not None or not harness_logs(args.answers) else _stored_budget(args, board)
     result = estimate(
-        args.dataset,
+        board,
         args.method,
-        args.answers,
-        budget=args.budget,
+        answers,
+        budget=budget,
         level=args.level,
         interval=args.interval,
         params=json_params(args.params),
@@ -43,6 +55,7 @@ def run(args) -> int:
         folds=args.folds,
         log=log,
     )
+    result.update(_display(board, result))
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -55,4 +68,32 @@ def run(args) -> int:
         f"[{100 * r['lower']:.1f}, {100 * r['upper']:.1f}] ({r['level']:.0%} interval); rank {r['rank']} of "
         f"{r['models'] + 1} [{r['rank_best']}, {r['rank_worst']}]\ninterval: {r['interval']}"
     )
+    if "display" in r:
+        d = r["display"]
+        print(f"on the leaderboard's scale ({d['scale']}): {d['estimate']:.2f} [{d['lower']:.2f}, {d['upper']:.2f}]")
     return 0
+
+
+def _stored_budget(args, board) -> int:
+    """Harness logs carry no selection id: the budget is the one stored fit's of this method on
+    this leaderboard, else it must be given."""
+    from benchcast.new_model.fits import fit_folder
+
+    stored = sorted(fit_folder(args.data_dir, board, args.method, 0).parent.glob("n=*/fit.json"))
+    if len(stored) == 1:
+        return int(stored[0].parent.name.removeprefix("n="))
+    raise ConfigError(
+        f"harness logs do not say which budget the items were selected with ({len(stored)} stored fits of "
+        f"{args.method} on {board.key}); fix: pass the --budget you ran select with"
+    )
+
+
+def _display(board, result: dict) -> dict:
+    """The estimate and its interval on the leaderboard's displayed scale, where it is known."""
+    from benchcast.lm_eval.identity import harness_map
+
+    scale = harness_map(board).display
+    if scale is None:
+        return {}
+    values = {k: scale(result[k]) for k in ("estimate", "lower", "upper")}
+    return {"display": {"scale": scale.name, **values}}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchcast.cli.common import add_item_level, json_params, log
+from benchcast.cli.common import add_item_level, json_params, log, read_given
 
 
 def add_parser(sub) -> None:
@@ -26,21 +26,32 @@ def add_parser(sub) -> None:
     add_item_level(s)
     s.add_argument("--budget", type=int, required=True, help="how many items the model may answer")
     s.add_argument(
-        "--answers", help="answers so far (CSV item_id,score or JSON), for the next batch of adaptive methods"
+        "--answers",
+        nargs="+",
+        metavar="PATH",
+        help="answers so far, for the next batch of adaptive methods: a CSV (item_id,score) or JSON, or "
+        "lm-evaluation-harness logs (output folders or samples_*.jsonl files; several add up)",
     )
     s.add_argument(
-        "--out", required=True, help="CSV to write: item_id, subtask, selection_id, score (blank, to fill in)"
+        "--format",
+        choices=("csv", "lm-eval"),
+        default="csv",
+        help="csv: item_id, subtask, selection_id and a blank score column to fill in; lm-eval: the harness's "
+        "--samples JSON (leaf task -> document indices), with the lm-eval command to run on the console",
     )
+    s.add_argument("--out", required=True, help="the file to write (CSV, or JSON with --format lm-eval)")
 
 
 def run(args) -> int:
+    if args.format == "lm-eval":
+        return _run_lm_eval(args)
     from benchcast.new_model import select
 
     sel = select(
         args.dataset,
         args.method,
         args.budget,
-        args.answers,
+        read_given(args),
         params=json_params(args.params),
         data_dir=args.data_dir,
         seed=args.seed,
@@ -68,4 +79,48 @@ def run(args) -> int:
             f"wrote {len(items)} items to {out} (selection {sel.selection_id}; {sel.answered} answered before, "
             f"budget {sel.budget}). Run the model on them, write 1 (correct) or 0 (wrong) in the score column, then: {then}"
         )
+    return 0
+
+
+def _run_lm_eval(args) -> int:
+    """``--format lm-eval``: the next batch as the harness's ``--samples`` file."""
+    from benchcast.lm_eval.identity import harness_map, require_usable
+    from benchcast.lm_eval.samples import harness_command, samples_of, write_samples
+    from benchcast.new_model.answers import read_answers
+    from benchcast.new_model.api import deployed, next_items
+    from benchcast.new_model.leaderboard import load_leaderboard
+
+    board = load_leaderboard(args.dataset, args.data_dir)
+    hmap = require_usable(harness_map(board))  # before any fit is built
+    params = json_params(args.params)
+    board, fit = deployed(board, args.method, args.budget, params, args.data_dir, args.seed, args.folds, log)
+    given = read_given(args, board)
+    sel = next_items(board, fit, read_answers(given if given is not None else {}, board.matrix.item_ids))
+    samples = samples_of(sel.items, hmap, board.matrix.item_ids)
+    out = Path(args.out)
+    if sel.complete:
+        print(
+            f"selection {sel.selection_id} is complete: all {sel.answered} items the method asks for are answered "
+            f"(no {out} written); run: benchcast estimate {args.dataset} --method {args.method} --budget "
+            f"{sel.budget} --answers {' '.join(args.answers or [])}"
+        )
+        return 0
+    write_samples(samples, out)
+    whole = sel.answered == 0 and len(sel.items) >= sel.budget  # one batch: no rounds to tell apart
+    output_path = "lm_eval_out" if whole else f"lm_eval_out/round{len(args.answers or []) + 1}"
+    answers_so_far = " ".join([*(args.answers or []), output_path])
+    then = (
+        f"benchcast estimate {args.dataset} --method {args.method} --budget {sel.budget} --answers {answers_so_far}"
+        if sel.answered + len(sel.items) >= sel.budget
+        else f"benchcast select {args.dataset} --method {args.method} --budget {sel.budget} --format lm-eval "
+        f"--answers {answers_so_far} --out NEXT.json (adaptive: {args.method} asks again)"
+    )
+    if hmap.identity == "assumed":
+        log(f"note: the harness identity of {hmap.dataset}'s items is assumed ({hmap.caveat})")
+    print(
+        f"wrote {len(sel.items)} documents of {len(samples)} tasks to {out} (selection {sel.selection_id}; "
+        f"{sel.answered} answered before, budget {sel.budget}). Run them in lm-evaluation-harness (no "
+        f"--cache_requests: it ignores --samples, harness issue #4105):\n  "
+        f"{harness_command(samples, out, hmap, output_path)}\nthen:\n  {then}"
+    )
     return 0

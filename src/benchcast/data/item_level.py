@@ -15,11 +15,15 @@ Tables written per dataset:
     ``file_role``, the catalog file the row was read from (``scores``; ``source`` or
     ``target`` for a ``npy_pair`` dump, whose files give the roles TailoredBench uses).
 ``items.parquet``
-    ``item_idx``, ``item_id`` (``<dataset>/<position>``), ``subtask``, ``subtask_position``.
+    ``item_idx``, ``item_id`` (``<dataset>/<position>``), ``subtask``, ``subtask_position``; where
+    the catalog names the lm-evaluation-harness question of each item, ``lm_eval_task`` and
+    ``lm_eval_doc_id`` too, and the file's metadata holds the harness facts
+    (:mod:`benchcast.lm_eval.identity`).
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -34,6 +38,7 @@ from benchcast.data.io import write_parquet_atomic
 from benchcast.data.option_probs import read_option_dumps
 from benchcast.data.safe_pickle import safe_load
 from benchcast.errors import DataError
+from benchcast.lm_eval.identity import METADATA_KEY, catalog_columns
 
 
 @dataclass
@@ -297,6 +302,7 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path | Mapping, log: callable
             "item_id": item_ids,
             "subtask": subtasks,
             "subtask_position": np.asarray(positions, dtype=np.int32),
+            **catalog_columns(spec.name, spec.extra.get("lm_eval"), n_items)[0],
         }
     )
     responses = pd.DataFrame(
@@ -344,9 +350,15 @@ def _attach_metadata(models: pd.DataFrame, spec: DatasetSpec, raw_dir: str | Pat
 # --------------------------------------------------------------------------- parquet io
 
 
-def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path]) -> None:
+def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path], spec: DatasetSpec | None = None) -> None:
+    """The tables as Parquet; with ``spec``, items.parquet also keeps the dataset's harness facts
+    (:func:`benchcast.lm_eval.identity.catalog_columns`) in its metadata."""
     for name, df in tables.items():
-        write_parquet_atomic(df, out[name])
+        metadata = None
+        if name == "items" and spec is not None and spec.extra.get("lm_eval") is not None:
+            facts = catalog_columns(spec.name, spec.extra.get("lm_eval"), len(df))[1]
+            metadata = {METADATA_KEY: json.dumps(facts, sort_keys=True).encode()}
+        write_parquet_atomic(df, out[name], metadata)
 
 
 CATALOG_MIN_ACCURACY = "catalog"

@@ -29,7 +29,10 @@ def _raw_entries(path: Path) -> tuple[list[tuple[str, object, str]], set[str]]:
 
 
 def read_answers(answers, item_ids: list[str], binary: bool = True) -> Answers:
-    """``answers``: a path, or a mapping ``{item_id: score}``. Items are matched to ``item_ids``."""
+    """``answers``: a path, or a mapping ``{item_id: score}``, matched to ``item_ids``; or answers
+    already read (:class:`Answers`, e.g. from harness logs: :mod:`benchcast.lm_eval.logs`)."""
+    if isinstance(answers, Answers):
+        return answers
     if isinstance(answers, Mapping):
         source = "<answers>"
         entries, ids = [(str(k), v, f"key {k!r}") for k, v in answers.items()], set()
