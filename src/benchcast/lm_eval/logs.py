@@ -210,4 +210,4 @@ def read_logs(paths, hmap: HarnessMap) -> Answers:
                 )
             if j not in scores:
                 scores[j], where[j] = score, f"{f.path.name} line {n}"
-    return Answers(scores, where, set(), source)
+    return Answers(scores, where, set(), source, harness=True)

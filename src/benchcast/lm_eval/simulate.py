@@ -1,9 +1,10 @@
 """Harness logs written from known answers, laid out as ``lm-eval run --log_samples`` lays them out.
 
 For checks that the logs path reads exactly what the CSV path reads (the same answers, the same
-estimate), and for timing the command line: each task's lines come in a shuffled order, as
-several processes concatenate them, and each document is logged once per filter (the leaderboard's
-filter with the true score, a second filter with another score that must be ignored).
+estimate), and for timing the command line. Each document is logged once per filter (the
+leaderboard's filter first, with the true score; a second filter with the other score, which must be
+ignored), and the lines come as several processes leave them: each process's documents (a shuffled
+share) filter by filter, the processes' lines concatenated one after the other.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def write_logs(
     rng: np.random.Generator,
     other_filter: str = "benchcast-decoy",
     stamp: str = STAMP,
+    processes: int = 2,
 ) -> Path:
     """``answers`` (item index -> 0/1) as ``<folder>/<model>/samples_<task>_<stamp>.jsonl`` files
     (only the tasks answered) and the run's ``results_<stamp>.json`` naming the model."""
@@ -38,20 +40,22 @@ def write_logs(
     for task, docs in sorted(by_task.items()):
         spec = hmap.tasks[task]
         lines = []
-        for doc, score in docs:
-            for filt, value in ((spec.filter, score), (other_filter, 1.0 - score)):
-                lines.append(
-                    {
-                        "doc_id": doc,
-                        "doc": {"question": f"{task} {doc}"},
-                        "target": "0",
-                        "filter": filt,
-                        "metrics": [spec.metric],
-                        spec.metric: value,
-                    }
-                )
-        order = rng.permutation(len(lines))
-        text = "".join(json.dumps(lines[k]) + "\n" for k in order)
+        shuffled = [docs[k] for k in rng.permutation(len(docs))]
+        for rank in range(processes):
+            mine = shuffled[rank::processes]
+            for filt, flip in ((spec.filter, False), (other_filter, True)):
+                for doc, score in mine:
+                    lines.append(
+                        {
+                            "doc_id": doc,
+                            "doc": {"question": f"{task} {doc}"},
+                            "target": "0",
+                            "filter": filt,
+                            "metrics": [spec.metric],
+                            spec.metric: 1.0 - score if flip else score,
+                        }
+                    )
+        text = "".join(json.dumps(line) + "\n" for line in lines)
         (out / f"samples_{task}_{stamp}.jsonl").write_text(text)
     (out / f"results_{stamp}.json").write_text(json.dumps({"model_name": model, "results": {}}) + "\n")
     return out

@@ -20,6 +20,16 @@ class Answers:
     where: dict[int, str]  # item index -> the entry it came from ("line 3", "key 'x'")
     selection_ids: set[str]  # the selection ids the file states (none: not checked)
     source: str
+    harness: bool = False  # read from lm-evaluation-harness logs
+
+    def extra_fix(self, fix: str) -> str:
+        """``fix`` for answers to items that were not asked for, with the harness's usual cause."""
+        if not self.harness:
+            return fix
+        return (
+            "run lm-eval with --samples FILE and --tasks only the tasks in FILE (a task missing from --samples "
+            "runs in full), and pass only that run's logs"
+        )
 
 
 def _raw_entries(path: Path) -> tuple[list[tuple[str, object, str]], set[str]]:

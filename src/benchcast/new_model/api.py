@@ -113,7 +113,9 @@ def _check_selected(answers: Answers, selected: list[int], board: Leaderboard) -
             answers.source,
             answers.where[j],
             f"item {board.matrix.item_ids[j]!r} was not selected ({len(extra)} answered items were not)",
-            "answer only the items `benchcast select` wrote for this method and budget, in its batches",
+            answers.extra_fix(
+                "answer only the items `benchcast select` wrote for this method and budget, in its batches"
+            ),
         )
 
 
@@ -135,12 +137,14 @@ def select(
 
 
 def _check_count(given: Answers, budget: int) -> None:
-    if len(given.scores) > budget:
+    """More answers than the budget are refused here; harness logs are not, so that the selection
+    check names the first document that was not selected (a task run in full, the usual cause)."""
+    if len(given.scores) > budget and not given.harness:
         raise DataError(
             given.source,
             "(entries)",
             f"{len(given.scores)} answers for a budget of {budget}",
-            "give at most --budget answers",
+            given.extra_fix("give at most --budget answers"),
         )
 
 
