@@ -1,5 +1,6 @@
 """``benchcast datasets``: the item-level datasets ``select``, ``estimate`` and ``plan`` take by name
-(the catalog's 0/1 response matrices), and whether each is ingested under ``--data-dir``.
+(the catalog's 0/1 response matrices), whether each is ingested under ``--data-dir``, and its
+lm-evaluation-harness identity (verified / assumed / none: whether ``--format lm-eval`` works).
 
 ::
 
@@ -27,12 +28,14 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchcast.data.catalog import load_catalog
+    from benchcast.lm_eval.identity import parse_block
 
     catalog = load_catalog(args.catalog)
     rows = []
     for name in catalog.names("item_binary"):
         spec = catalog[name]
         ingested = (Path(args.data_dir) / "data" / name / "responses.parquet").is_file()
-        rows.append((name, spec.title, spec.suite, spec.n_models, spec.n_items, "yes" if ingested else "no"))
-    columns = ["dataset", "title", "suite", "models", "items", "ingested"]
+        harness = parse_block(name, spec.extra.get("lm_eval"), args.catalog)["identity"]
+        rows.append((name, spec.title, spec.suite, spec.n_models, spec.n_items, "yes" if ingested else "no", harness))
+    columns = ["dataset", "title", "suite", "models", "items", "ingested", "lm_eval"]
     return print_listing(pd.DataFrame(rows, columns=columns), args)

@@ -27,7 +27,8 @@ def test_datasets_lists_the_item_level_catalog_and_what_is_ingested(tmp_path, ca
     (tmp_path / "data" / "musr" / "responses.parquet").write_bytes(b"")
     assert main(["datasets", "--data-dir", str(tmp_path), "--grep", "MUSR"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 and lines[1].split()[0] == "musr" and lines[1].split()[-1] == "yes"
+    assert len(lines) == 2 and lines[1].split()[0] == "musr" and lines[1].split()[-2:] == ["yes", "assumed"]
+    assert lines[0].split()[-1] == "lm_eval"  # the harness identity: whether select --format lm-eval works
     assert main(["datasets", "--grep", "no-such-dataset"]) == 0
     assert "no row contains 'no-such-dataset'" in capsys.readouterr().err
 
@@ -42,7 +43,7 @@ def test_a_listing_into_a_closed_pipe_ends_quietly(command):
 
 def test_the_top_level_help_is_plain_text_and_lists_every_command():
     proc = subprocess.run([sys.executable, "-m", "benchcast.cli", "--help"], capture_output=True, text=True)
-    for command in ("select", "estimate", "plan", "complete", "datasets", "methods", "benchmarks"):
+    for command in ("select", "estimate", "plan", "complete", "leaderboard", "datasets", "methods", "benchmarks"):
         assert f"    {command}" in proc.stdout
     assert "``" not in proc.stdout and ":mod:" not in proc.stdout
     version = subprocess.run([sys.executable, "-m", "benchcast.cli", "--version"], capture_output=True, text=True)
