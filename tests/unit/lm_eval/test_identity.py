@@ -184,3 +184,15 @@ def test_the_catalog_dataset_round_trip(musr, lab, tmp_path):
     rounds, answered = select_rounds(["select", *common, "--format", "lm-eval"], lab["catalog"], lab["row"], tmp_path)
     assert len(rounds) == 1 and len(answered) == 40
     same_estimate(common, rounds, answered, board.matrix.item_ids, tmp_path)
+
+
+@needs_mirror
+def test_the_speed_table_times_the_harness_path(musr):
+    """The held-out study's command-line timing covers ``--format lm-eval`` and harness-log answers."""
+    from benchcast.new_model.fits import build_fit
+    from benchcast.studies.heldout_intervals.heldout import cli_seconds
+
+    build_fit(load_leaderboard("musr", musr), "random_sampling", None, 20, 0, 2, musr, log=lambda *_: None)
+    seconds = cli_seconds("musr", "random_sampling", 20, musr, None, 2, 0)
+    assert seconds["lm_eval_select_seconds"] > 0 and seconds["lm_eval_estimate_seconds"] > 0
+    assert seconds["select_calls"] == 1

@@ -22,6 +22,11 @@ with threadpool_limits(1):  # one BLAS thread: a job per core
 log(
     f"command line: select {seconds['select_seconds']:.2f}s (x{seconds['select_calls']}), estimate {seconds['estimate_seconds']:.2f}s"
 )
+if "lm_eval_select_seconds" in seconds:
+    log(
+        f"with lm-evaluation-harness files: select --format lm-eval {seconds['lm_eval_select_seconds']:.2f}s, "
+        f"estimate from harness logs {seconds['lm_eval_estimate_seconds']:.2f}s"
+    )
 Path(snakemake.output.cli).write_text(
     json.dumps({**seconds, **{f"{k}_seconds": v for k, v in fit.seconds.items()}}) + "\n"
 )

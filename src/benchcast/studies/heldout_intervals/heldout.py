@@ -15,7 +15,8 @@ AIPW would draw the very same core set in every fold, and a cell's coverage woul
 selection (README "For a user with a new model": a cell moved by up to 11 points between runs).
 
 Also :func:`cli_seconds`: the wall time of the command line itself (a new process per call, with
-the deployable fit built), for the issue's 2-second limit.
+the deployable fit built), for the 2-second limit, with CSV answers and, where the dataset has a
+harness identity, with lm-evaluation-harness files (``--format lm-eval``, answers from harness logs).
 """
 
 from __future__ import annotations
@@ -160,6 +161,8 @@ def tables(
                 "cli_select_seconds": c["select_seconds"],
                 "cli_select_calls": c["select_calls"],
                 "cli_estimate_seconds": c["estimate_seconds"],
+                "cli_lm_eval_select_seconds": c.get("lm_eval_select_seconds", float("nan")),
+                "cli_lm_eval_estimate_seconds": c.get("lm_eval_estimate_seconds", float("nan")),
                 "fit_seconds": c["fit_seconds"],
                 "calibration_seconds": c["calibration_seconds"],
             }
@@ -219,8 +222,42 @@ def cli_seconds(
         t0 = time.perf_counter()
         _run(cmd + extra)
         estimate_seconds = time.perf_counter() - t0
+        harness = _lm_eval_seconds(
+            board, [*base, "select", dataset], [*base, "estimate", dataset], method, budget, extra, work
+        )
     return {
         "select_calls": len(select_seconds),
         "select_seconds": max(select_seconds),
         "estimate_seconds": estimate_seconds,
+        **harness,
     }
+
+
+def _lm_eval_seconds(board, select, estimate, method: str, budget: int, extra: list[str], work: str) -> dict:
+    """The same through lm-evaluation-harness files, where the dataset has a harness identity:
+    ``select --format lm-eval`` (each round) and ``estimate`` from the rounds' harness logs
+    (written from the leaderboard's first model, :mod:`benchcast.lm_eval.simulate`)."""
+    from benchcast.lm_eval.identity import harness_map
+    from benchcast.lm_eval.simulate import write_logs
+
+    hmap = harness_map(board)
+    if not hmap.usable:
+        return {}
+    index, row, rounds, seconds = hmap.index(), board.matrix.scores[0], [], []
+    while True:
+        samples = Path(work) / f"samples{len(rounds) + 1}.json"
+        cmd = [*select, "--method", method, "--budget", str(budget), "--format", "lm-eval", "--out", str(samples)]
+        t0 = time.perf_counter()
+        _run(cmd + (["--answers", *rounds] if rounds else []) + extra)
+        seconds.append(time.perf_counter() - t0)
+        if not samples.exists():
+            break
+        picked = [index[(t, d)] for t, docs in json.loads(samples.read_text()).items() for d in docs]
+        folder = Path(work) / f"lm_eval_round{len(rounds) + 1}"
+        write_logs(folder, "heldout/model", {j: row[j] for j in picked}, hmap, np.random.default_rng(len(rounds)))
+        rounds.append(str(folder))
+        samples.unlink()
+    cmd = [*estimate, "--method", method, "--budget", str(budget), "--answers", *rounds]
+    t0 = time.perf_counter()
+    _run(cmd + extra)
+    return {"lm_eval_select_seconds": max(seconds), "lm_eval_estimate_seconds": time.perf_counter() - t0}
