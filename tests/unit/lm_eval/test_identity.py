@@ -196,3 +196,27 @@ def test_the_speed_table_times_the_harness_path(musr):
     seconds = cli_seconds("musr", "random_sampling", 20, musr, None, 2, 0)
     assert seconds["lm_eval_select_seconds"] > 0 and seconds["lm_eval_estimate_seconds"] > 0
     assert seconds["select_calls"] == 2  # the batch, then "complete"
+
+
+@needs_mirror
+def test_gpqa_main_estimates_are_also_given_on_the_leaderboards_normalised_scale(tmp_path, capsys):
+    spec = CATALOG["mdad_gpqa"]
+    folder = tmp_path / "data" / "mdad_gpqa"
+    write_tables(
+        build_tables(spec, MIRROR, log=lambda *_: None),
+        {k: folder / f"{k}.parquet" for k in ("responses", "models", "items")},
+        spec,
+    )
+    board = load_leaderboard("mdad_gpqa", tmp_path)
+    answers = tmp_path / "a.csv"
+    common = ["mdad_gpqa", "--method", "random_sampling", "--budget", "40", "--data-dir", str(tmp_path), "--folds", "2"]
+    assert main(["select", *common, "--out", str(answers)]) == 0
+    picked = pd.read_csv(answers)
+    picked["score"] = picked.item_id.map(dict(zip(board.matrix.item_ids, board.matrix.scores[0].astype(int))))
+    picked.to_csv(answers, index=False)
+    assert main(["estimate", *common, "--answers", str(answers), "--out", str(tmp_path / "e.json")]) == 0
+    result = json.loads((tmp_path / "e.json").read_text())
+    d = result["display"]
+    for key in ("estimate", "lower", "upper"):
+        assert d[key] == pytest.approx(100 * max(0.0, (result[key] - 0.25) / 0.75))
+    assert "applied to GPQA-main" in d["scale"] and "on the leaderboard's scale" in capsys.readouterr().out
