@@ -21,8 +21,8 @@ import pandas as pd
 
 from benchcast.data.io import write_parquet_atomic
 from benchcast.errors import ConfigError, DataError
+from benchcast.lm_eval.files import SampleFile, iter_lines, one_model, sample_files, task_scores
 from benchcast.lm_eval.identity import METADATA_KEY
-from benchcast.lm_eval.logs import SampleFile, iter_lines, one_model, sample_files, task_scores
 
 MISSING = ("refuse", "drop-models", "drop-items")
 
