@@ -132,9 +132,9 @@ def load_catalog(path: str | Path) -> Catalog:
         )
     datasets: dict[str, DatasetSpec] = {}
     for name, d in raw["datasets"].items():
-        if d["source"] not in sources:
+        if d["source"] not in sources and d["source"] != REPO_SOURCE:
             raise ConfigError(f"{path}: dataset '{name}' names unknown source '{d['source']}'")
-        src = sources[d["source"]]
+        src = sources.get(d["source"], {"repository": "", "commit": ""})  # repo: kept with the catalog
         files = {}
         for role, f in d["files"].items():
             fsrc = f.get("source", d["source"])

@@ -38,7 +38,8 @@ from benchcast.data.io import write_parquet_atomic
 from benchcast.data.option_probs import read_option_dumps
 from benchcast.data.safe_pickle import safe_load
 from benchcast.errors import DataError
-from benchcast.lm_eval.identity import METADATA_KEY, catalog_columns
+from benchcast.lm_eval.board import build_board
+from benchcast.lm_eval.identity import DOC_COLUMN, METADATA_KEY, TASK_COLUMN, catalog_columns, split_item_id
 
 
 @dataclass
@@ -112,11 +113,14 @@ class RawItemMatrix:
     file_roles: list[str]
     p_correct: np.ndarray | None = None
     subtasks: list[str] | None = None  # per item, where the dump names them (csv_matrix)
+    harness: tuple[dict, dict] | None = None  # lm_eval_logs: the identity columns and the harness facts
 
 
 def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path | Mapping) -> RawItemMatrix:
     """Read the raw files of an item-level dataset (formats ``jbl``, ``npy_pair``, ``npy_options``,
-    ``csv_matrix``)."""
+    ``csv_matrix``, and ``lm_eval_logs``: a folder of lm-evaluation-harness logs, one model per
+    folder, as ``benchcast leaderboard from-lm-eval`` reads it, with the entry's ``lm_eval_logs``
+    options ``metric``, ``filter`` and ``missing``)."""
     raw_dir = raw_dir if isinstance(raw_dir, Mapping) else Path(raw_dir)  # or each role's file
     paths: list[str] = []
 
@@ -179,11 +183,30 @@ def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path | Mapping) -> Ra
         table = read_csv_matrix(need("scores"), **options)
         n_models = table.scores.shape[0]
         return RawItemMatrix(table.scores, table.model_names, paths, ["scores"] * n_models, subtasks=table.subtasks)
+    if spec.format == "lm_eval_logs":
+        return _read_harness_logs(spec, need("logs"), paths)
     raise DataError(
         spec.files[next(iter(spec.files))].path,
         "format",
         f"format '{spec.format}' is not an item-level format",
-        "use jbl, npy_pair, npy_options or csv_matrix",
+        "use jbl, npy_pair, npy_options, csv_matrix or lm_eval_logs",
+    )
+
+
+def _read_harness_logs(spec: DatasetSpec, folder: Path, paths: list[str]) -> RawItemMatrix:
+    options = dict(spec.extra.get("lm_eval_logs") or {})
+    unknown = sorted(set(options) - {"metric", "filter", "missing"})
+    if unknown:
+        raise DataError(
+            folder, f"lm_eval_logs.{unknown[0]}", "is not an option", "use metric, filter and missing (as from-lm-eval)"
+        )
+    board = build_board([folder], options.get("metric"), options.get("filter"), str(options.get("missing", "refuse")))
+    scores = board.scores.drop(columns="model_id").to_numpy(np.float64)
+    items = [split_item_id(c) for c in board.scores.columns[1:]]
+    columns = {TASK_COLUMN: [t for t, _ in items], DOC_COLUMN: np.asarray([d for _, d in items], dtype=np.int32)}
+    names = board.scores["model_id"].tolist()
+    return RawItemMatrix(
+        scores, names, paths, ["scores"] * len(names), subtasks=columns[TASK_COLUMN], harness=(columns, board.facts)
     )
 
 
@@ -294,6 +317,12 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path | Mapping, log: callable
     )
     models = _attach_metadata(models, spec, raw_dir, log)
     item_ids, subtasks, positions = item_labels(spec, n_items, raw.subtasks)
+    if raw.harness is not None:
+        columns, facts = raw.harness
+    elif spec.extra.get("lm_eval") is not None:
+        columns, facts = catalog_columns(spec.name, spec.extra["lm_eval"], n_items)
+    else:
+        columns, facts = {}, None
     if raw.subtasks is None and spec.subtasks and len(set(subtasks)) == 1 and subtasks[0] == spec.name:
         log(f"WARNING {spec.name}: subtask sizes in the catalog do not sum to {n_items}; subtasks not recorded")
     items = pd.DataFrame(
@@ -302,9 +331,11 @@ def build_tables(spec: DatasetSpec, raw_dir: str | Path | Mapping, log: callable
             "item_id": item_ids,
             "subtask": subtasks,
             "subtask_position": np.asarray(positions, dtype=np.int32),
-            **catalog_columns(spec.name, spec.extra.get("lm_eval"), n_items)[0],
+            **columns,
         }
     )
+    if facts is not None:  # kept in items.parquet's metadata (write_tables)
+        items.attrs[METADATA_ATTR] = facts
     responses = pd.DataFrame(
         {
             "model_idx": np.repeat(np.arange(n_models, dtype=np.int32), n_items),
@@ -350,14 +381,16 @@ def _attach_metadata(models: pd.DataFrame, spec: DatasetSpec, raw_dir: str | Pat
 # --------------------------------------------------------------------------- parquet io
 
 
-def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path], spec: DatasetSpec | None = None) -> None:
-    """The tables as Parquet; with ``spec``, items.parquet also keeps the dataset's harness facts
-    (:func:`benchcast.lm_eval.identity.catalog_columns`) in its metadata."""
+#: the DataFrame attribute holding a table's harness facts, written to its Parquet metadata
+METADATA_ATTR = "lm_eval"
+
+
+def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path]) -> None:
+    """The tables as Parquet; items.parquet keeps the dataset's harness facts, where it has them
+    (:mod:`benchcast.lm_eval.identity`), in its metadata."""
     for name, df in tables.items():
-        metadata = None
-        if name == "items" and spec is not None and spec.extra.get("lm_eval") is not None:
-            facts = catalog_columns(spec.name, spec.extra.get("lm_eval"), len(df))[1]
-            metadata = {METADATA_KEY: json.dumps(facts, sort_keys=True).encode()}
+        facts = df.attrs.get(METADATA_ATTR)
+        metadata = None if facts is None else {METADATA_KEY: json.dumps(facts, sort_keys=True).encode()}
         write_parquet_atomic(df, out[name], metadata)
 
 

@@ -83,7 +83,7 @@ def musr(tmp_path_factory):
     spec = CATALOG["musr"]
     tables = build_tables(spec, MIRROR, log=lambda *_: None)
     folder = data / "data" / "musr"
-    write_tables(tables, {k: folder / f"{k}.parquet" for k in ("responses", "models", "items")}, spec)
+    write_tables(tables, {k: folder / f"{k}.parquet" for k in ("responses", "models", "items")})
     return data
 
 
@@ -205,7 +205,6 @@ def test_gpqa_main_estimates_are_also_given_on_the_leaderboards_normalised_scale
     write_tables(
         build_tables(spec, MIRROR, log=lambda *_: None),
         {k: folder / f"{k}.parquet" for k in ("responses", "models", "items")},
-        spec,
     )
     board = load_leaderboard("mdad_gpqa", tmp_path)
     answers = tmp_path / "a.csv"

@@ -11,5 +11,4 @@ tables = build_tables(spec, files, log=log)
 write_tables(
     tables,
     {"responses": snakemake.output.responses, "models": snakemake.output.models, "items": snakemake.output.item_table},
-    spec,
 )
