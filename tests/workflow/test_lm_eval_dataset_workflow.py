@@ -63,3 +63,8 @@ def test_harness_logs_are_a_dataset_the_studies_run_on(tmp_path):
     assert (speed.cli_lm_eval_select_seconds > 0).all() and (speed.cli_lm_eval_estimate_seconds > 0).all()
     held = pd.read_csv(work / "results" / "tables" / "heldout_intervals" / "heldout.csv")
     assert held.models.tolist() == [36]
+    # an edited log inside a model's folder reruns the ingest (here a line of the filter not counted)
+    log = next((work / "lab_runs" / "lab__model-03").glob("samples_lab_quiz_*.jsonl"))
+    log.write_text(log.read_text().replace('"filter": "benchcast-decoy"', '"filter": "another-decoy"', 1))
+    plan = snakemake(work, "heldout_intervals", "--cores", "1", "-n").stdout
+    assert "ingest_item_dataset" in plan

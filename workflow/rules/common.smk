@@ -123,6 +123,10 @@ def ingested(dataset):
 def raw_inputs(wildcards):
     """Every file of the dataset, by role: raw files under raw_dir, `source: repo` files (e.g. the
     BenchPress benchmark inventory) under the catalog's repo_root, so editing them reruns the ingest.
-    A file missing from a mirror stops the run before any job, naming the file and raw_dir."""
+    A file missing from a mirror stops the run before any job, naming the file and raw_dir. A folder of
+    harness logs (format lm_eval_logs) also lists its log files, so editing one reruns the ingest."""
     spec = CATALOG[wildcards.dataset]
-    return {role: str(mirror_file(spec, role, RAW_DIR, repo_dir=CATALOG.repo_root)) for role in spec.files}
+    files = {role: str(mirror_file(spec, role, RAW_DIR, repo_dir=CATALOG.repo_root)) for role in spec.files}
+    if spec.format == "lm_eval_logs":
+        files["log_files"] = sorted(str(p) for p in Path(files["logs"]).rglob("samples_*.jsonl"))
+    return files
