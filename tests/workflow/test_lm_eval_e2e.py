@@ -50,33 +50,18 @@ def write_tasks(folder: Path) -> None:
     with open(folder / "gen.jsonl", "w") as fh:
         for i in range(GEN_DOCS):  # the dummy model always says "lol": the two filters score differently
             fh.write(json.dumps({"question": f"Say something ({i})", "answer": ["lol", "lo", "no"][i % 3]}) + "\n")
-    (folder / "mc.yaml").write_text(
-        textwrap.dedent(f"""\
-        task: toy_mc
-        dataset_path: json
-        dataset_kwargs:
-          data_files:
-            test: {folder / "mc.jsonl"}
-        test_split: test
+    mc = """\
         output_type: multiple_choice
-        doc_to_text: "{{{{question}}}}"
-        doc_to_choice: "{{{{choices}}}}"
+        doc_to_text: "{{question}}"
+        doc_to_choice: "{{choices}}"
         doc_to_target: label
         metric_list:
           - metric: acc
           - metric: acc_norm
-        """)
-    )
-    (folder / "gen.yaml").write_text(
-        textwrap.dedent(f"""\
-        task: toy_gen
-        dataset_path: json
-        dataset_kwargs:
-          data_files:
-            test: {folder / "gen.jsonl"}
-        test_split: test
+        """
+    gen = """\
         output_type: generate_until
-        doc_to_text: "{{{{question}}}}"
+        doc_to_text: "{{question}}"
         doc_to_target: answer
         generation_kwargs:
           until: ["\\n"]
@@ -91,8 +76,10 @@ def write_tasks(folder: Path) -> None:
               - function: take_first
         metric_list:
           - metric: exact_match
-        """)
-    )
+        """
+    for name, body in (("mc", mc), ("gen", gen)):
+        head = f"task: toy_{name}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {folder / f'{name}.jsonl'}\n"
+        (folder / f"{name}.yaml").write_text(head + "test_split: test\n" + textwrap.dedent(body))
 
 
 def harness_env(tmp: Path) -> dict:
