@@ -28,7 +28,6 @@ import pandas as pd
 from benchcast.cli.common import add_data_dir, positive_int
 from benchcast.data.score_entries import read_score_entries
 from benchcast.errors import DataError
-from benchcast.studies.benchpress import settings as benchpress
 
 __all__ = ["add_parser", "read_known_scores", "run", "validate_known_scores"]
 
@@ -160,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
     from threadpoolctl import threadpool_limits
 
     from benchcast.new_model.complete import DeployedReliability, complete_new_model
+    from benchcast.studies.benchpress.settings import SELECTED_CONFIG
 
     M, _, benchmarks = load_matrix(data_folder(args))
     known = validate_known_scores(
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     reliability = None if args.no_intervals else DeployedReliability.from_json(reliability_file(args))
     with threadpool_limits(1):  # small SVDs / solves: threads only add overhead
         table = complete_new_model(
-            M, list(benchmarks["benchmark_id"]), known, reliability, predictor=benchpress.SELECTED_CONFIG
+            M, list(benchmarks["benchmark_id"]), known, reliability, predictor=SELECTED_CONFIG
         )
     for c in ("name", "category"):
         if c in benchmarks.columns:
