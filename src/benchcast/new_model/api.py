@@ -235,12 +235,21 @@ def estimate_from(
     if batch is not None:
         missing = [board.matrix.item_ids[j] for j in batch]
         where = board.key if board.path.is_dir() else board.path
+        fix = (
+            f"run `benchcast select {where} --method {method} --budget {budget} --answers FILE` for the items "
+            "still to answer, or pass the --budget you selected with"
+        )
+        if given.harness:  # name the documents as the harness does
+            from benchcast.lm_eval.identity import harness_map
+
+            items = harness_map(board).items
+            missing = [f"{items[j][0]} doc {items[j][1]}" for j in batch]
+            fix = fix.replace("--answers FILE", "--format lm-eval --answers <the harness logs so far>")
         raise DataError(
             given.source,
             "(entries)",
             f"{method} at n={budget} still asks for {len(missing)} unanswered items, e.g. {missing[:3]}",
-            f"run `benchcast select {where} --method {method} --budget {budget} --answers FILE` for the items "
-            "still to answer, or pass the --budget you selected with",
+            fix,
         )
     half = conformal_halfwidth(fit.calibration, level)
     conformal = (max(0.0, value - half), min(1.0, value + half))

@@ -170,7 +170,7 @@ def _not_a_log(lab, tmp_path):
 
 BAD = {
     "a document that was not selected": (_edit(_unselected), "was not selected"),
-    "a selected document missing": (_edit(_drop_one), "still asks for 1 unanswered items"),
+    "a selected document missing": (_edit(_drop_one), "still asks for 1 unanswered items, e.g. ['quiz_"),
     "a task of another dataset": (_other_task, "task 'gsm8k' is not a task of"),
     "the metric absent": (
         _edit(lambda ls, lab, t: [{k: v for k, v in x.items() if k != "acc_norm"} for x in ls]),
