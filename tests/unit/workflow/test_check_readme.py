@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -61,8 +62,12 @@ def test_every_readme_and_docs_block_is_run_or_says_why_not():
     assert readme[0].mode == "run" and "pytest tests" in readme[0].code  # install, default run, tests
     found = check_readme.collect(check_readme.default_files())
     assert [b.number for b in found] == list(range(1, len(found) + 1))
-    assert all(b.reason for b in found if b.mode == "skip")
-    assert sum(b.mode == "skip" for b in found) <= 2
+    skipped = [b for b in found if b.mode == "skip"]
+    # a block CI cannot run (a download, a real model, a torch install) names the test that covers it
+    for b in skipped:
+        named = re.findall(r"tests/[\w/]+\.py", b.reason)
+        assert named and all((REPO / t).is_file() for t in named), (b.path, b.line, b.reason)
+    assert len(skipped) <= 4
     assert any(b.language == "python" and b.mode == "run" for b in found)
 
 
