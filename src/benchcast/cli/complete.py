@@ -167,9 +167,7 @@ def run(args: argparse.Namespace) -> int:
     )
     reliability = None if args.no_intervals else DeployedReliability.from_json(reliability_file(args))
     with threadpool_limits(1):  # small SVDs / solves: threads only add overhead
-        table = complete_new_model(
-            M, list(benchmarks["benchmark_id"]), known, reliability, predictor=SELECTED_CONFIG
-        )
+        table = complete_new_model(M, list(benchmarks["benchmark_id"]), known, reliability, predictor=SELECTED_CONFIG)
     for c in ("name", "category"):
         if c in benchmarks.columns:
             table.insert(1 if c == "name" else 2, c, benchmarks[c].to_numpy())
