@@ -77,15 +77,16 @@ def run(args) -> int:
 def _stored_budget(args, board) -> int:
     """Harness logs carry no selection id: the budget is the one stored fit's of this method on
     this leaderboard, else it must be given."""
-    from benchcast.new_model.fits import fit_folder
+    from benchcast.new_model.fits import stored_budget, stored_fits
 
-    stored = sorted(fit_folder(args.data_dir, board, args.method, 0).parent.glob("n=*/fit.json"))
-    if len(stored) == 1:
-        return int(stored[0].parent.name.removeprefix("n="))
-    raise ConfigError(
-        f"harness logs do not say which budget the items were selected with ({len(stored)} stored fits of "
-        f"{args.method} on {board.key}); fix: pass the --budget you ran select with"
-    )
+    budget = stored_budget(args.data_dir, board, args.method)
+    if budget is None:
+        raise ConfigError(
+            f"harness logs do not say which budget the items were selected with "
+            f"({len(stored_fits(args.data_dir, board, args.method))} stored fits of {args.method} on {board.key}); "
+            "fix: pass the --budget you ran select with"
+        )
+    return budget
 
 
 def _display(board, result: dict) -> dict:

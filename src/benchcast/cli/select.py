@@ -46,12 +46,14 @@ def run(args) -> int:
     if args.format == "lm-eval":
         return _run_lm_eval(args)
     from benchcast.new_model import select
+    from benchcast.new_model.leaderboard import load_leaderboard
 
+    board = load_leaderboard(args.dataset, args.data_dir)  # read once: harness-log answers need it too
     sel = select(
-        args.dataset,
+        board,
         args.method,
         args.budget,
-        read_given(args),
+        read_given(args, board),
         params=json_params(args.params),
         data_dir=args.data_dir,
         seed=args.seed,

@@ -74,10 +74,18 @@ def fit_folder(data_dir: str | Path, board: Leaderboard, method: str, budget: in
     return Path(data_dir) / "models" / board.key / method / f"n={int(budget)}"
 
 
-def stored_budget(data_dir: str | Path, board: Leaderboard, method: str, selection: str) -> int | None:
-    """The budget of the stored fit of ``method`` on ``board`` whose selection id is ``selection``
-    (None if no stored fit has it)."""
-    for path in sorted(fit_folder(data_dir, board, method, 0).parent.glob("n=*/fit.json")):
+def stored_fits(data_dir: str | Path, board: Leaderboard, method: str) -> list[Path]:
+    """The ``fit.json`` of every stored fit of ``method`` on ``board`` (any budget)."""
+    return sorted(fit_folder(data_dir, board, method, 0).parent.glob("n=*/fit.json"))
+
+
+def stored_budget(data_dir: str | Path, board: Leaderboard, method: str, selection: str | None = None) -> int | None:
+    """The budget of the stored fit of ``method`` on ``board`` whose selection id is ``selection``;
+    without one, of the only stored fit (None if no such fit, or several)."""
+    fits = stored_fits(data_dir, board, method)
+    if selection is None:
+        return int(json.loads(fits[0].read_text())["meta"]["budget"]) if len(fits) == 1 else None
+    for path in fits:
         meta = json.loads(path.read_text())["meta"]
         if meta.get("selection_id") == selection:
             return int(meta["budget"])
