@@ -24,11 +24,14 @@ How it is fast. The cost change of swapping the medoid at position ``k`` for poi
 
 with ``near_o`` / ``second_o`` the distances of point ``o`` to its nearest and second-nearest
 medoid. Both sums are kept between swaps and updated only for the points whose nearest medoid or
-either distance changed (about two clusters' worth), in a compiled (numba) loop, instead of being
-recomputed over all N x N pairs every swap. :func:`pam_reference` is the straightforward numpy
-version (every swap's table from scratch), kept for tests and for the speed comparison. On
-distances that are sums of exactly representable numbers (as :mod:`benchcast.methods.tailored_bench`
-makes them) both are exact, so they make the very same swaps.
+either distance changed (about two clusters' worth), instead of being
+recomputed over all N x N pairs every swap. Two engines keep those sums: compiled loops (numba,
+:mod:`benchcast.methods.pam_numba`; the fastest per swap, for jobs that cluster for many targets) and
+array operations (numpy; no compile or cache load, for the one clustering of a new model on the
+command line). :func:`pam_reference` is the straightforward version (every swap's table from
+scratch), kept for tests and for the speed comparison. On distances that are sums of exactly
+representable numbers (as :mod:`benchcast.methods.tailored` makes them) every sum is exact in any
+order, so all three make the very same swaps.
 
 Ties. The best swap is the first minimum in the scan order of the candidates ``h`` (``order``,
 default ascending; TailoredBench passes its random item order, as the released code scans a random
@@ -42,8 +45,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
+
+#: the engines of :func:`pam_fixed`: the same swaps, different costs (module docstring)
+ENGINES = ("numba", "numpy")
 
 
 @dataclass(frozen=True)
@@ -76,116 +81,88 @@ def _prepare(dist, medoids, n_fixed, weights, order):
     return dist, med, w, o
 
 
-@numba.njit(cache=True)
-def _nearest_two(dist, med, nearest, near, second):  # pragma: no cover - compiled
-    for o in range(dist.shape[0]):
-        best, runner_up, pos = np.inf, np.inf, -1
-        for p in range(med.shape[0]):
-            d = dist[med[p], o]
-            if d < best:
-                runner_up, best, pos = best, d, p
-            elif d < runner_up:
-                runner_up = d
-        nearest[o], near[o], second[o] = pos, best, runner_up
-
-
-@numba.njit(cache=True)
-def _account(row, weight, near_o, second_o, base, adj_k):  # pragma: no cover - compiled
-    """Add point o's terms of base(h) and adj(nearest(o), h), for all h (``row`` = d(o, .))."""
-    for h in range(row.shape[0]):
-        d = row[h]
-        base[h] += weight * (d - near_o if d < near_o else 0.0)
-        adj_k[h] += weight * ((d if d < second_o else second_o) - (d if d < near_o else near_o))
-
-
-@numba.njit(cache=True)
-def _reaccount(
-    row, weight, near_old, second_old, near_new, second_new, base, adj_old, adj_new, same
-):  # pragma: no cover - compiled
-    """Replace point o's terms after its nearest/second-nearest changed, in one pass over ``row``
-    (``same``: its nearest medoid's position did not change, so ``adj_old is adj_new``)."""
-    for h in range(row.shape[0]):
-        d = row[h]
-        gain_old = d - near_old if d < near_old else 0.0
-        gain_new = d - near_new if d < near_new else 0.0
-        term_old = (d if d < second_old else second_old) - (d if d < near_old else near_old)
-        term_new = (d if d < second_new else second_new) - (d if d < near_new else near_new)
-        base[h] += weight * (gain_new - gain_old)
-        if same:
-            adj_new[h] += weight * (term_new - term_old)
-        else:
-            adj_old[h] -= weight * term_old
-            adj_new[h] += weight * term_new
-
-
-@numba.njit(cache=True)
-def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: no cover - compiled
-    n, k = dist.shape[0], med.shape[0]
-    nearest, near, second = np.empty(n, np.int64), np.empty(n), np.empty(n)
-    _nearest_two(dist, med, nearest, near, second)
-    base, adj = np.zeros(n), np.zeros((k, n))
-    for o in range(n):
-        _account(dist[o], weights[o], near[o], second[o], base, adj[nearest[o]])
-    is_medoid = np.zeros(n, np.bool_)
-    for p in range(k):
-        is_medoid[med[p]] = True
-    new_nearest, new_near, new_second = np.empty(n, np.int64), np.empty(n), np.empty(n)
-    moved = np.zeros(k, np.bool_)
-    swaps = 0
-    while swaps < max_swaps:
-        cost = 0.0
-        for o in range(n):
-            cost += weights[o] * near[o]
-        best, best_h, best_p = -tol * max(cost, 1.0), -1, -1
-        for i in range(n):
-            h = order[i]
-            if is_medoid[h]:
-                continue
-            for p in range(n_fixed, k):
-                value = base[h] + adj[p, h]
-                if value < best:
-                    best, best_h, best_p = value, h, p
-        if best_h < 0:
-            break
-        out = med[best_p]
-        med[best_p] = best_h
-        moved[best_p] = True
-        is_medoid[best_h] = True
-        is_medoid[out] = False
-        for p in range(k):  # a repeated medoid may still hold the point swapped out
-            if med[p] == out:
-                is_medoid[out] = True
-        swaps += 1
-        _nearest_two(dist, med, new_nearest, new_near, new_second)
-        for o in range(n):
-            if new_nearest[o] != nearest[o] or new_near[o] != near[o] or new_second[o] != second[o]:
-                _reaccount(
-                    dist[o],
-                    weights[o],
-                    near[o],
-                    second[o],
-                    new_near[o],
-                    new_second[o],
-                    base,
-                    adj[nearest[o]],
-                    adj[new_nearest[o]],
-                    nearest[o] == new_nearest[o],
-                )
-                nearest[o], near[o], second[o] = new_nearest[o], new_near[o], new_second[o]
-    cost = 0.0
-    for o in range(n):
-        cost += weights[o] * near[o]
-    return nearest, cost, swaps, moved
-
-
 def pam_fixed(
-    dist: np.ndarray, medoids, n_fixed: int = 0, weights=None, order=None, max_swaps: int = 100_000, tol: float = 1e-12
+    dist: np.ndarray,
+    medoids,
+    n_fixed: int = 0,
+    weights=None,
+    order=None,
+    max_swaps: int = 100_000,
+    tol: float = 1e-12,
+    engine: str = "numba",
 ) -> PamResult:
     """Best-improvement PAM with the first ``n_fixed`` medoids fixed (see the module docstring):
-    the swaps of :func:`pam_reference`, with the cost-change table updated incrementally."""
+    the swaps of :func:`pam_reference`, with the cost-change table updated incrementally.
+
+    ``engine`` "numba" runs the compiled loops (:mod:`benchcast.methods.pam_numba`), "numpy" the
+    same bookkeeping as array operations: about 3x slower per swap, but free of numba's start-up
+    (about a second per process), so faster for a single clustering in a new process."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown PAM engine '{engine}'; use one of {', '.join(ENGINES)}")
     dist, med, w, o = _prepare(dist, medoids, n_fixed, weights, order)
+    if engine == "numba":
+        from benchcast.methods.pam_numba import _pam_swaps
+    else:
+        _pam_swaps = _pam_swaps_numpy
     labels, cost, swaps, moved = _pam_swaps(dist, med, int(n_fixed), w, o, int(max_swaps), float(tol))
     return PamResult(med, labels, float(cost), int(swaps), moved)
+
+
+def _terms(rows: np.ndarray, near: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's (row's) terms of base(h), min(d - near, 0), and of adj(k, h),
+    min(d, second) - min(d, near), for all h."""
+    gain = np.minimum(rows - near[:, None], 0.0)
+    term = np.minimum(rows, second[:, None]) - np.minimum(rows, near[:, None])
+    return gain, term
+
+
+def _add_rows(adj: np.ndarray, positions: np.ndarray, values: np.ndarray) -> None:
+    """``adj[positions[i]] += values[i]`` for every i, one matrix product per distinct position."""
+    rows, of_value = np.unique(positions, return_inverse=True)
+    onehot = np.zeros((len(rows), len(positions)))
+    onehot[of_value, np.arange(len(positions))] = 1.0
+    adj[rows] += onehot @ values
+
+
+def _pam_swaps_numpy(dist, med, n_fixed, weights, order, max_swaps, tol):
+    """The compiled engine's swaps as array operations (the same sums in another order: equal
+    results on exact distances, see the module docstring)."""
+    n, k = dist.shape[0], med.shape[0]
+    nearest, near, second = _nearest_two_np(dist, med)
+    gain, term = _terms(dist, near, second)
+    base, adj = weights @ gain, np.zeros((k, n))
+    _add_rows(adj, nearest, weights[:, None] * term)
+    is_medoid = np.zeros(n, bool)
+    is_medoid[med] = True
+    moved = np.zeros(k, bool)
+    swaps = 0
+    while swaps < max_swaps and k > n_fixed:
+        cost = float(weights @ near)
+        candidates = order[~is_medoid[order]]  # in scan order
+        if len(candidates) == 0:
+            break
+        table = base[candidates][:, None] + adj[n_fixed:, candidates].T
+        i, p = divmod(int(np.argmin(table)), k - n_fixed)  # the first minimum: scan order, then position
+        if not table[i, p] < -tol * max(cost, 1.0):
+            break
+        h, p = candidates[i], p + n_fixed
+        out = med[p]
+        med[p] = h
+        moved[p] = True
+        is_medoid[h] = True
+        is_medoid[out] = bool((med == out).any())  # a repeated medoid may still hold it
+        swaps += 1
+        new_nearest, new_near, new_second = _nearest_two_np(dist, med)
+        changed = np.flatnonzero((new_nearest != nearest) | (new_near != near) | (new_second != second))
+        if len(changed):
+            rows, w = dist[changed], weights[changed]
+            gain_old, term_old = _terms(rows, near[changed], second[changed])
+            gain_new, term_new = _terms(rows, new_near[changed], new_second[changed])
+            base += w @ (gain_new - gain_old)
+            _add_rows(adj, nearest[changed], -(w[:, None] * term_old))
+            _add_rows(adj, new_nearest[changed], w[:, None] * term_new)
+            nearest, near, second = new_nearest, new_near, new_second
+    return nearest, float(weights @ near), swaps, moved
 
 
 def _nearest_two_np(dist: np.ndarray, med: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -117,14 +117,15 @@ class Clustering:
 
 
 def cluster_items(
-    patterns: Patterns, fixed: np.ndarray, n_extra: int, rng: np.random.Generator, max_swaps: int
+    patterns: Patterns, fixed: np.ndarray, n_extra: int, rng: np.random.Generator, max_swaps: int, engine: str = "numba"
 ) -> Clustering:
-    """PAM over the items with ``fixed`` medoids and ``n_extra`` more from a random start.
+    """PAM over the items with ``fixed`` medoids and ``n_extra`` more from a random start
+    (``engine``: :func:`benchcast.methods.pam.pam_fixed`'s; the same result from either).
 
     Draws, in this order: the item scan order (a permutation) and the ``n_extra`` initial medoids
     (uniform without replacement among the items not in ``fixed``), as the released code does.
     """
-    from benchcast.methods.pam import pam_fixed  # numba on first use: every workflow job imports the methods
+    from benchcast.methods.pam import pam_fixed
 
     n = len(patterns.of_item)
     fixed = np.asarray(fixed, dtype=np.int64)
@@ -143,6 +144,7 @@ def cluster_items(
         order=np.argsort(first, kind="stable"),
         max_swaps=max_swaps,
         tol=0.0,  # the distances are exact (embedding_distances), so any lower cost is real
+        engine=engine,
     )
     items[result.moved] = scan[first[result.medoids[result.moved]]]
     return Clustering(items, result.labels[patterns.of_item], result.swaps)
@@ -168,6 +170,7 @@ def cluster_items_clara(
     metric: str = "manhattan",
     sample: int = 750,
     iterations: int = 10,
+    engine: str = "numba",
 ) -> Clustering:
     """CLARA (Kaufman and Rousseeuw, 1990): :func:`cluster_items` on random samples of ``sample``
     items of ``x`` (items x features) that always hold the ``fixed`` medoids, each result scored by
@@ -186,7 +189,8 @@ def cluster_items_clara(
     best, best_cost, swaps = None, np.inf, 0
     for _ in range(iterations):
         items = np.concatenate([fixed, rng.choice(others, size=min(sample, len(x)) - len(fixed), replace=False)])
-        local = cluster_items(distinct_patterns(x, metric, rows=items), np.arange(len(fixed)), n_extra, rng, max_swaps)
+        patterns = distinct_patterns(x, metric, rows=items)
+        local = cluster_items(patterns, np.arange(len(fixed)), n_extra, rng, max_swaps, engine)
         medoids = items[local.medoids]
         to_medoids = embedding_distances(x, metric, to=medoids)
         cost = float(to_medoids.min(axis=1).sum())

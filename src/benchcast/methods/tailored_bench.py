@@ -124,6 +124,9 @@ class TailoredBench(Method):
         self.core_sets_ = []
         n_extra = self.budget_ - self.g_size
         use_clara = self.clara is not None and self.source_.shape[1] > self.clara.min_items
+        # one target (a new model on the command line) clusters once: numba's start-up would cost
+        # more than it saves; many targets (a workflow job) repay it
+        engine = "numpy" if oracle.n_targets == 1 else "numba"
         for t, t_rng in enumerate(target_rngs):
             natives = native_sources(cons, t, self.native, self.native_value, t_rng)
             if use_clara:
@@ -138,6 +141,7 @@ class TailoredBench(Method):
                     self.metric,
                     self.clara.sample,
                     self.clara.iterations,
+                    engine,
                 )
             else:
                 key = natives.tobytes()
@@ -145,7 +149,7 @@ class TailoredBench(Method):
                     answers = self.source_[natives]
                     shared[key] = (distinct_patterns(answers.T, self.metric), answers.mean(axis=0))
                 patterns, native_mean = shared[key]
-                clusters = cluster_items(patterns, self.g_set_, n_extra, t_rng, self.n_max_swaps)
+                clusters = cluster_items(patterns, self.g_set_, n_extra, t_rng, self.n_max_swaps, engine)
             extra = clusters.medoids[self.g_size :]
             answers = np.concatenate([on_g[t], oracle.query(extra, rows=[t])[0]])
             out[t] = calibrated_estimate(answers, clusters.medoids, clusters.labels, native_mean, self.calibrate)

@@ -3,6 +3,8 @@ calibrated estimate, and the method's budget and batching invariants."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
@@ -219,3 +221,20 @@ def test_method_with_clara_pays_its_budget_and_repeats_itself():
         make_method("tailoredbench", {"clara": {"min_items": 10, "sample": 15}}).fit(src, 15, np.random.default_rng(0))
     with pytest.raises(ConfigError, match="clara takes"):
         make_method("tailoredbench", {"clara": {"min_items": 10, "size": 15}})
+
+
+@pytest.mark.parametrize("params", [{"g_size": 4}, {"g_size": 4, "clara": {"min_items": 100, "sample": 60}}])
+def test_a_target_alone_gets_what_it_gets_among_others_without_numba(params, monkeypatch):
+    """A single target (a new model on the command line) is clustered by the numpy engine, many
+    (a workflow job) by the compiled one: the same core set and estimate either way. The target is
+    listed twice in the batch so that the consistency threshold, a mean over targets, is its own."""
+    answers = binary_answers(11, models=41, items=300, distinct=160)
+    src, row = answers[:40], answers[40:]
+    m = make_method("tailoredbench", params).fit(src, 16, np.random.default_rng(0))
+    among = m.estimate(Oracle(np.vstack([row, row]), 16), np.random.default_rng(3))
+    core = m.core_sets_[0].copy()
+    monkeypatch.setitem(sys.modules, "benchcast.methods.pam_numba", None)  # import fails
+    alone = m.estimate(Oracle(row, 16), np.random.default_rng(3))
+    assert alone[0] == among[0] and np.array_equal(m.core_sets_[0], core)
+    with pytest.raises(ImportError):
+        m.estimate(Oracle(np.vstack([row, row]), 16), np.random.default_rng(3))
