@@ -128,6 +128,17 @@ def _doc_id(line: dict, file: Path, n: int) -> int:
     return doc
 
 
+def logged_again(f: SampleFile, n: int, doc: int, metric: str, score: float, first: float, where: str) -> DataError:
+    """The error for document ``doc`` logged at line ``n`` of ``f`` with a score other than the
+    ``first`` one logged at ``where``."""
+    return DataError(
+        f.path,
+        f"line {n}",
+        f"document {doc} of {f.task} is logged again with another {metric} ({score:g}; {first:g} at {where})",
+        "pass one run's logs per document (a rerun's logs replace, not add to, the first's)",
+    )
+
+
 def task_scores(f: SampleFile, metric: str, filt: str) -> dict[int, tuple[float, int]]:
     """``{doc_id: (score, line number)}`` of one log file's lines with filter ``filt``; a document
     logged twice must have one score."""
@@ -139,13 +150,7 @@ def task_scores(f: SampleFile, metric: str, filt: str) -> dict[int, tuple[float,
             continue
         doc, score = _doc_id(line, f.path, n), _score(line, metric, f.path, n)
         if doc in out and out[doc][0] != score:
-            raise DataError(
-                f.path,
-                f"line {n}",
-                f"document {doc} of {f.task} is logged again with another {metric} ({score:g}; {out[doc][0]:g} "
-                f"at line {out[doc][1]})",
-                "pass one run's logs per document (a rerun's logs replace, not add to, the first's)",
-            )
+            raise logged_again(f, n, doc, metric, score, out[doc][0], f"line {out[doc][1]}")
         out.setdefault(doc, (score, n))
     if filt not in filters:
         raise DataError(

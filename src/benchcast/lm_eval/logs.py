@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchcast.errors import DataError
-from benchcast.lm_eval.files import one_model, sample_files, task_scores
+from benchcast.lm_eval.files import logged_again, one_model, sample_files, task_scores
 from benchcast.lm_eval.identity import HarnessMap
 from benchcast.new_model.answers import Answers
 
@@ -54,13 +54,7 @@ def read_logs(paths, hmap: HarnessMap) -> Answers:
                     "run the tasks the leaderboard holds, in their own version",
                 )
             if j in scores and scores[j] != score:
-                raise DataError(
-                    f.path,
-                    f"line {n}",
-                    f"document {doc} of {f.task} is logged again with another {task.metric} "
-                    f"({score:g}; {scores[j]:g} at {where[j]})",
-                    "pass one run's logs per document (a rerun's logs replace, not add to, the first's)",
-                )
+                raise logged_again(f, n, doc, task.metric, score, scores[j], where[j])
             if j not in scores:
                 scores[j], where[j] = score, f"{f.path.name} line {n}"
     return Answers(scores, where, set(), source, harness=True)

@@ -95,8 +95,9 @@ def pam_fixed(
     the swaps of :func:`pam_reference`, with the cost-change table updated incrementally.
 
     ``engine`` "numba" runs the compiled loops (:mod:`benchcast.methods.pam_numba`), "numpy" the
-    same bookkeeping as array operations: about 3x slower per swap, but free of numba's start-up
-    (about a second per process), so faster for a single clustering in a new process."""
+    same bookkeeping as array operations: 4-6x slower per clustering, but free of numba's start-up
+    (about a second per process), so faster for a single clustering in a new process
+    (``scripts/performance/benchmark_tailored_pam.py`` measures both)."""
     if engine not in ENGINES:
         raise ValueError(f"unknown PAM engine '{engine}'; use one of {', '.join(ENGINES)}")
     dist, med, w, o = _prepare(dist, medoids, n_fixed, weights, order)
