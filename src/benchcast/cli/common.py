@@ -152,8 +152,8 @@ def as_text(table) -> str:
     for c in table.columns:
         numeric = pd.api.types.is_numeric_dtype(table[c])
         cells[c] = [
-            ("" if v != v else f"{v:.4g}") if numeric and isinstance(v, float) else str(v) for v in table[c]
-        ]  # NaN: not measured, a blank
+            "" if pd.isna(v) else f"{v:.4g}" if numeric and isinstance(v, float) else str(v) for v in table[c]
+        ]  # NaN / NA: not known, a blank
         right[c] = numeric
     width = {c: max([len(str(c)), *map(len, cells[c])]) for c in table.columns}
 

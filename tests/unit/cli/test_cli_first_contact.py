@@ -71,7 +71,8 @@ def test_the_listings_print_json_arrays_with_the_same_columns(tmp_path, capsys):
     assert [r["method"] for r in rows] == sorted(REGISTRY) and list(rows[0]) == columns
     assert main(["datasets", "--json", "--data-dir", str(tmp_path), "--grep", "musr"]) == 0
     (row,) = json.loads(capsys.readouterr().out)
-    assert row["dataset"] == "musr" and row["ingested"] == "no" and isinstance(row["items"], int)
+    assert row["dataset"] == "musr" and row["ingested"] == "no" and row["subtasks"] == 3
+    assert isinstance(row["models"], int) and isinstance(row["items"], int)
     assert main(["methods", "--json", "--grep", "no-such-method"]) == 0
     assert json.loads(capsys.readouterr().out) == []
 
