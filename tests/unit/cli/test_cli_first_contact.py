@@ -104,3 +104,13 @@ def test_the_listings_json_is_valid_in_a_pipe(listing):
         [sys.executable, "-m", "benchcast", listing, "--json"], capture_output=True, text=True, cwd=REPO
     )
     assert proc.returncode == 0 and isinstance(json.loads(proc.stdout), list)
+
+
+def test_select_will_not_overwrite_an_answers_file_with_the_next_batch(tmp_path, capsys):
+    answers = tmp_path / "items.csv"
+    answers.write_text("item_id,score\nq0,1\n")
+    argv = ["select", "board.csv", "--method", "tailoredbench", "--budget", "20", "--answers", str(answers)]
+    assert main([*argv, "--out", str(answers)]) == 2
+    err = capsys.readouterr().err
+    assert "is also one of --answers" in err and "--out" in err and "items.round2.csv" in err
+    assert answers.read_text() == "item_id,score\nq0,1\n"
