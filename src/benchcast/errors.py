@@ -6,6 +6,8 @@ run ends with one readable line instead of a traceback from deep inside numpy.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -21,7 +23,8 @@ class DataError(BenchcastError, ValueError):
         self.field = field
         self.problem = problem
         self.fix = fix
-        super().__init__(f"{self.path}: field '{field}': {problem}. Fix: {fix}")
+        stop = "" if problem.endswith((".", "?", "!")) else "."
+        super().__init__(f"{self.path}: field '{field}': {problem}{stop} Fix: {fix}")
 
 
 class UnsafePickleError(DataError):
@@ -34,3 +37,12 @@ class ConfigError(BenchcastError, ValueError):
 
 class BudgetExceeded(BenchcastError, RuntimeError):
     """A method asked the oracle for more distinct items than its budget allows."""
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` (up to three close names, as :func:`difflib.get_close_matches`
+    finds them), or ``""``: the tail of an "unknown name" message."""
+    close = difflib.get_close_matches(word, sorted(set(choices)), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(repr(c) for c in close) + "?"

@@ -10,7 +10,7 @@ from benchcast import __version__
 from benchcast.cli import benchmarks, complete, datasets, estimate, leaderboard, methods, plan, select
 from benchcast.errors import BenchcastError
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "build_parser", "main"]
 
 #: subcommand -> its module (``add_parser(sub)``, ``run(args)``), in the order ``--help`` lists them
 COMMANDS = {
@@ -29,21 +29,53 @@ DESCRIPTION = (
     "workflow's results folder (--data-dir, default results)."
 )
 
+EPILOG = (
+    "Run benchcast COMMAND --help for a command's options. Without a command, benchcast prints this help.\n"
+    "First steps: benchcast datasets, benchcast methods; a new model: docs/new-model.md."
+)
 
-def main(argv: list[str] | None = None) -> int:
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: every subcommand's options and help."""
     parser = argparse.ArgumentParser(
-        prog="benchcast", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="benchcast", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"benchcast {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMANDS.values():
         module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # bare `benchcast`: the help, as a request for it (exit 0), not an error
+        parser.print_help()
+        return 0
     try:
         return COMMANDS[args.command].run(args)
     except BenchcastError as exc:
-        print(f"benchcast: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     except BrokenPipeError:  # the reader closed the pipe (`benchcast methods | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: every file is written through a temporary name, removed on the way out
+        print("benchcast: interrupted; nothing was left half-written", file=sys.stderr)
+        return 130
+    except OSError as exc:  # the system refused a read or a write (permissions, a full disk, ...)
+        return _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc))
+    except Exception as exc:  # a bug: one line, and the traceback on request
+        if os.environ.get("BENCHCAST_TRACEBACK"):
+            raise
+        print(
+            f"benchcast: internal error: {type(exc).__name__}: {exc}. This is a bug of benchcast: please report "
+            "it with the command (BENCHCAST_TRACEBACK=1 prints the traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _fail(message: str) -> int:
+    print(f"benchcast: error: {' '.join(message.split())}", file=sys.stderr)  # one line
+    return 2

@@ -18,7 +18,7 @@ from benchcast.cli.complete import data_folder, load_matrix
 
 
 def add_parser(sub) -> None:
-    b = sub.add_parser("benchmarks", help="list the benchmark ids `complete` knows, with scale and range")
+    b = sub.add_parser("benchmarks", help="list the benchmark ids that complete knows, with scale and range")
     add_data_dir(b)
     b.add_argument("--data", help="the ingested BenchPress tables (default <data-dir>/data/benchpress)")
     add_listing(b)

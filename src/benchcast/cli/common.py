@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
-from benchcast.errors import ConfigError
+from benchcast.errors import ConfigError, DataError
 
 #: the workflow's results folder; every subcommand's ``--data-dir`` means this folder
 DEFAULT_DATA_DIR = "results"
+#: calibration folds of a fit (``--folds``), as :data:`benchcast.new_model.fits.DEFAULT_FOLDS`
+DEFAULT_FOLDS = 10
+
+
+#: what a DATASET argument is (select, estimate, plan), in the README's words
+DATASET_HELP = "a catalog dataset (ingested under --data-dir), or a models x items CSV/Parquet (first column model_id, then one 0/1 column per item)"
 
 
 def positive_int(text: str) -> int:
@@ -44,34 +51,96 @@ def json_params(text: str | None) -> dict | None:
 
 def add_item_level(p) -> None:
     """The arguments ``select`` and ``estimate`` share."""
-    p.add_argument("dataset", help="a catalog dataset (ingested under --data-dir) or a models x items CSV/Parquet")
+    p.add_argument("dataset", help=DATASET_HELP)
     p.add_argument("--method", required=True, help="an item-level method of the registry, e.g. random_sampling")
     p.add_argument("--params", help="the method's settings as JSON (default: the registry's defaults)")
     add_data_dir(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the fit and the selection (default 0)")
-    p.add_argument("--folds", type=int, default=10, help="folds of models calibrating the intervals (default 10)")
+    p.add_argument(
+        "--folds",
+        type=int,
+        default=DEFAULT_FOLDS,
+        help=f"folds of models calibrating the intervals (default {DEFAULT_FOLDS})",
+    )
+
+
+def check_out(path: str | None, example: str) -> None:
+    """Refuse an ``--out`` that cannot be written -- a folder, or a file under a file -- before
+    any work (a fit may take minutes). ``example``: a file name to suggest."""
+    from pathlib import Path
+
+    if not path:
+        return
+    out = Path(path)
+    if path.endswith(("/", os.sep)) or out.is_dir():
+        raise DataError(path, "--out", "is a folder, not a file", f"name a file, e.g. --out {out / example}")
+    for parent in out.parents:
+        if parent.exists() and not parent.is_dir():
+            raise DataError(path, "--out", f"{parent} is a file, not a folder", "name a file in a folder")
+
+
+def write_csv(table, path, **kwargs) -> None:
+    """``table`` as CSV at ``path``, through a temporary file (never half a file, nor a stray one)."""
+    from benchcast.data.io import atomic_path
+
+    with atomic_path(path) as tmp:
+        table.to_csv(tmp, index=False, **kwargs)
 
 
 def log(text: str) -> None:
     print(text, file=sys.stderr)
 
 
+def command_line(command: str, args, budget: int, answers: list[str], *more: str) -> str:
+    """The ``benchcast`` command that continues this one, as a shell would take it: the same
+    dataset, method and settings (``--params``, ``--data-dir``, ``--seed``, ``--folds`` where
+    given), ``--budget``, ``--answers`` naming every answers file, then ``more``."""
+    import shlex
+
+    parts = ["benchcast", command, args.dataset, "--method", args.method, "--budget", str(budget)]
+    if args.params:
+        parts += ["--params", args.params]
+    if args.data_dir != DEFAULT_DATA_DIR:
+        parts += ["--data-dir", args.data_dir]
+    if args.seed != 0:
+        parts += ["--seed", str(args.seed)]
+    if args.folds != DEFAULT_FOLDS:
+        parts += ["--folds", str(args.folds)]
+    return shlex.join([*parts, "--answers", *answers, *more])
+
+
+def next_round_name(out: str, taken: list[str]) -> str:
+    """A file name for the next round's batch beside ``out``: ``items.csv`` -> ``items.round2.csv``,
+    ``items.round2.csv`` -> ``items.round3.csv`` (never one of ``taken``)."""
+    import re
+    from pathlib import Path
+
+    path = Path(out)
+    m = re.fullmatch(r"(.*)\.round(\d+)", path.stem)
+    stem, k = (m.group(1), int(m.group(2)) + 1) if m else (path.stem, 2)
+    while (name := str(path.with_name(f"{stem}.round{k}{path.suffix}"))) in taken or name == out:
+        k += 1
+    return name
+
+
 def add_listing(p) -> None:
     """The options every listing command (``benchmarks``, ``datasets``, ``methods``) shares."""
     p.add_argument("--grep", help="only rows containing this text (case-insensitive)")
     p.add_argument("--out", help="also write the list as CSV here")
+    p.add_argument("--json", action="store_true", help="print the list as a JSON array of objects (the same columns)")
 
 
 def print_listing(table, args) -> int:
-    """A listing's table, filtered by ``--grep``, printed and written to ``--out``."""
+    """A listing's table, filtered by ``--grep``, printed (as text, or ``--json``) and written to ``--out``."""
+    check_out(args.out, "list.csv")
     if args.grep:
         hay = table.apply(lambda r: " ".join(map(str, r)), axis=1).str.lower()
         table = table[hay.str.contains(args.grep.lower(), regex=False)]
         if table.empty:
             print(f"no row contains {args.grep!r}", file=sys.stderr)
     if args.out:
-        table.to_csv(args.out, index=False, float_format="%.4g")
-    print(as_text(table))
+        write_csv(table, args.out, float_format="%.4g")
+    print(table.to_json(orient="records", indent=1) if args.json else as_text(table))
     return 0
 
 
@@ -82,7 +151,9 @@ def as_text(table) -> str:
     cells, right = {}, {}
     for c in table.columns:
         numeric = pd.api.types.is_numeric_dtype(table[c])
-        cells[c] = [f"{v:.4g}" if numeric and isinstance(v, float) else str(v) for v in table[c]]
+        cells[c] = [
+            "" if pd.isna(v) else f"{v:.4g}" if numeric and isinstance(v, float) else str(v) for v in table[c]
+        ]  # NaN / NA: not known, a blank
         right[c] = numeric
     width = {c: max([len(str(c)), *map(len, cells[c])]) for c in table.columns}
 
@@ -94,20 +165,30 @@ def as_text(table) -> str:
 
 
 def harness_logs(paths: list[str] | None) -> bool:
-    """Whether ``--answers`` names lm-evaluation-harness logs (folders, ``.jsonl`` files, or
-    several paths) rather than one CSV/JSON answers file."""
+    """Whether ``--answers`` names lm-evaluation-harness logs (folders or ``.jsonl`` files) rather
+    than CSV/JSON answer files; a mix of both is refused."""
     from pathlib import Path
 
-    if not paths:
-        return False
-    return len(paths) > 1 or Path(paths[0]).is_dir() or paths[0].lower().endswith(".jsonl")
+    logs = [Path(p).is_dir() or p.lower().endswith(".jsonl") for p in paths or []]
+    if any(logs) and not all(logs):
+        first = paths[logs.index(False)]
+        raise DataError(
+            first,
+            "--answers",
+            "a CSV/JSON answers file among lm-evaluation-harness logs",
+            "pass either the answer files of every round (CSV/JSON) or the harness logs of every round",
+        )
+    return bool(logs) and all(logs)
 
 
 def read_given(args, board=None):
-    """``--answers`` as :func:`benchcast.new_model.api.select` takes them: None, a file's path, or
-    (harness logs) the answers read against ``board`` (loaded here when not given)."""
+    """``--answers`` as :func:`benchcast.new_model.api.select` takes them: None, a file's path,
+    several (an adaptive method's rounds), or (harness logs) the answers read against ``board``
+    (loaded here when not given)."""
     if not harness_logs(args.answers):
-        return args.answers[0] if args.answers else None
+        if not args.answers:
+            return None
+        return args.answers[0] if len(args.answers) == 1 else list(args.answers)
     from benchcast.lm_eval.identity import harness_map, require_usable
     from benchcast.lm_eval.logs import read_logs
     from benchcast.new_model.leaderboard import load_leaderboard

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast.cli.common import add_data_dir, positive_int
+from benchcast.cli.common import add_data_dir, check_out, positive_int, write_csv
 from benchcast.data.score_entries import read_score_entries
 from benchcast.errors import DataError
 
@@ -46,7 +46,10 @@ def reliability_file(args) -> Path:
 
 def add_parser(sub) -> None:
     c = sub.add_parser("complete", help="predict a new model's other benchmark scores (BenchPress)")
-    c.add_argument("scores", help="CSV (benchmark_id,score) or JSON ({id: score} or [{benchmark_id, score}])")
+    c.add_argument(
+        "scores",
+        help='CSV (benchmark_id,score) or JSON ({benchmark_id: score} or [{"benchmark_id": ..., "score": ...}])',
+    )
     add_data_dir(c)
     c.add_argument("--data", help="the ingested BenchPress tables (default <data-dir>/data/benchpress)")
     c.add_argument(
@@ -161,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
     from benchcast.new_model.complete import DeployedReliability, complete_new_model
     from benchcast.studies.benchpress.settings import SELECTED_CONFIG
 
+    check_out(args.out, "predictions.csv")
     M, _, benchmarks = load_matrix(data_folder(args))
     known = validate_known_scores(
         read_known_scores(args.scores), benchmarks, M, args.scores, accept_low=args.accept_low_scores
@@ -173,8 +177,7 @@ def run(args: argparse.Namespace) -> int:
             table.insert(1 if c == "name" else 2, c, benchmarks[c].to_numpy())
     table = table.drop(columns="risk")
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(args.out, index=False, float_format="%.4f")
+        write_csv(table, args.out, float_format="%.4f")
     shown = table[~table["known"]].copy()
     if reliability is not None:
         shown = shown.sort_values("trust_probability", ascending=False, kind="stable")

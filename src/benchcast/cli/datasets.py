@@ -1,6 +1,7 @@
 """``benchcast datasets``: the item-level datasets ``select``, ``estimate`` and ``plan`` take by name
-(the catalog's 0/1 response matrices), whether each is ingested under ``--data-dir``, and its
-lm-evaluation-harness identity (verified / assumed / none: whether ``--format lm-eval`` works).
+(the catalog's 0/1 response matrices: models, items, subtasks), whether each is ingested under
+``--data-dir``, and its lm-evaluation-harness identity (verified / assumed / none: whether
+``--format lm-eval`` works).
 
 ::
 
@@ -20,7 +21,11 @@ DEFAULT_CATALOG = "config/catalog.yaml"
 
 
 def add_parser(sub) -> None:
-    d = sub.add_parser("datasets", help="list the item-level datasets select / estimate / plan take by name")
+    d = sub.add_parser(
+        "datasets",
+        help="list the item-level datasets select / estimate / plan take by name: models, items, subtasks, "
+        "ingested or not, lm-evaluation-harness identity",
+    )
     add_data_dir(d)
     d.add_argument("--catalog", default=DEFAULT_CATALOG, help=f"the dataset catalog (default {DEFAULT_CATALOG})")
     add_listing(d)
@@ -36,6 +41,12 @@ def run(args: argparse.Namespace) -> int:
         spec = catalog[name]
         ingested = (Path(args.data_dir) / "data" / name / "responses.parquet").is_file()
         harness = parse_block(name, spec.extra.get("lm_eval"), args.catalog)["identity"]
-        rows.append((name, spec.title, spec.suite, spec.n_models, spec.n_items, "yes" if ingested else "no", harness))
-    columns = ["dataset", "title", "suite", "models", "items", "ingested", "lm_eval"]
-    return print_listing(pd.DataFrame(rows, columns=columns), args)
+        subtasks = max(1, len(spec.subtasks))  # the catalog lists a benchmark's subtasks (none: one)
+        rows.append(
+            (name, spec.title, spec.suite, spec.n_models, spec.n_items, subtasks, "yes" if ingested else "no", harness)
+        )
+    columns = ["dataset", "title", "suite", "models", "items", "subtasks", "ingested", "lm_eval"]
+    table = pd.DataFrame(rows, columns=columns)
+    for c in ("models", "items"):  # whole numbers, blank where the catalog does not say
+        table[c] = table[c].astype("Int64")
+    return print_listing(table, args)

@@ -5,9 +5,9 @@ leaderboard's models."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from benchcast.cli.common import add_item_level, harness_logs, json_params, log, read_given
+from benchcast.cli.common import add_item_level, check_out, harness_logs, json_params, log, read_given
+from benchcast.data.io import write_text_atomic
 from benchcast.errors import ConfigError
 
 
@@ -19,8 +19,9 @@ def add_parser(sub) -> None:
         required=True,
         nargs="+",
         metavar="PATH",
-        help="CSV (item_id,score[,selection_id]) or JSON ({item_id: score}), or lm-evaluation-harness logs: "
-        "its --output_path folder, one model's folder or samples_*.jsonl files (several add up)",
+        help="CSV (item_id,score[,selection_id]) or JSON ({item_id: score}) files, one per round of an adaptive "
+        "method, or lm-evaluation-harness logs: its --output_path folder, one model's folder or samples_*.jsonl "
+        "files (several add up)",
     )
     e.add_argument(
         "--budget", type=int, help="the budget selected with (default: the selection_id's, else the number of answers)"
@@ -39,6 +40,7 @@ def run(args) -> int:
     from benchcast.new_model import estimate
     from benchcast.new_model.leaderboard import load_leaderboard
 
+    check_out(args.out, "estimate.json")  # before any fit
     board = load_leaderboard(args.dataset, args.data_dir)
     answers = read_given(args, board)
     budget = args.budget if args.budget is not None or not harness_logs(args.answers) else _stored_budget(args, board)
@@ -57,11 +59,7 @@ def run(args) -> int:
     )
     result.update(_display(board, result))
     if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.tmp")
-        tmp.write_text(json.dumps(result, indent=1) + "\n")
-        tmp.replace(out)
+        write_text_atomic(args.out, json.dumps(result, indent=1) + "\n")
     r = result
     print(
         f"{r['dataset']}, {r['method']} from {r['items_used']} items: {100 * r['estimate']:.1f}% "

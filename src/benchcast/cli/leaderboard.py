@@ -41,8 +41,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from benchcast.cli.common import check_out
     from benchcast.lm_eval.board import build_board, write_board
 
+    check_out(args.out, "board.parquet")
     board = build_board(args.paths, args.metric, args.filter, args.missing)
     out = write_board(board, args.out)
     models, items = board.scores.shape[0], board.scores.shape[1] - 1

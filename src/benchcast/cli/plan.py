@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast.cli.common import add_data_dir, log
+from benchcast.cli.common import DATASET_HELP, add_data_dir, check_out, log, write_csv
 from benchcast.errors import DataError
 from benchcast.new_model.leaderboard import load_leaderboard
 
@@ -31,9 +31,7 @@ DEFAULT_MDAD_TABLE = "results/tables/mdad/mdad.csv"
 
 def add_parser(sub) -> None:
     p = sub.add_parser("plan", help="how many items a micro-benchmark needs to tell models apart (MDAD)")
-    p.add_argument(
-        "dataset", help="an ingested catalog dataset, or a models x items CSV/Parquet (first column model_id)"
-    )
+    p.add_argument("dataset", help=DATASET_HELP)
     p.add_argument("--difference", type=float, help="accuracy difference to detect, in points (e.g. 3)")
     p.add_argument("--size", type=int, help="micro-benchmark size k: the difference it resolves")
     p.add_argument("--models", help="comma-separated model ids: which of their pairs --size items resolve")
@@ -77,6 +75,7 @@ def run(args) -> int:
     from benchcast.new_model.planner import agreement_probability, approximate_mdad, model_pairs, required_items
 
     _check(args)
+    check_out(args.out, "plan.csv")
     name, scores, model_ids = _matrix(args.dataset, args.data_dir)
     n_items = scores.shape[1]
     pairs = model_pairs(scores)
@@ -142,5 +141,5 @@ def run(args) -> int:
             table = table if table is not None else pivot.reset_index()
     print("\n".join(lines))
     if args.out and table is not None:
-        table.to_csv(args.out, index=False)
+        write_csv(table, args.out)
     return 0

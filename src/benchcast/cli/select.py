@@ -18,7 +18,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchcast.cli.common import add_item_level, json_params, log, read_given
+from benchcast.cli.common import (
+    add_item_level,
+    check_out,
+    command_line,
+    json_params,
+    log,
+    next_round_name,
+    read_given,
+    write_csv,
+)
+from benchcast.errors import DataError
 
 
 def add_parser(sub) -> None:
@@ -29,8 +39,8 @@ def add_parser(sub) -> None:
         "--answers",
         nargs="+",
         metavar="PATH",
-        help="answers so far, for the next batch of adaptive methods: a CSV (item_id,score) or JSON, or "
-        "lm-evaluation-harness logs (output folders or samples_*.jsonl files; several add up)",
+        help="answers so far, for the next batch of adaptive methods: every round's CSV (item_id,score) or JSON "
+        "file, or lm-evaluation-harness logs (output folders or samples_*.jsonl files; several add up)",
     )
     s.add_argument(
         "--format",
@@ -43,6 +53,14 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    check_out(args.out, "samples.json" if args.format == "lm-eval" else "items.csv")  # before any fit
+    if args.out in (args.answers or []):
+        raise DataError(
+            args.out,
+            "--out",
+            "is also one of --answers",
+            f"write the batch elsewhere, e.g. --out {next_round_name(args.out, args.answers)}",
+        )
     if args.format == "lm-eval":
         return _run_lm_eval(args)
     from benchcast.new_model import select
@@ -60,27 +78,26 @@ def run(args) -> int:
         folds=args.folds,
         log=log,
     )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out, so_far = args.out, list(args.answers or [])
     items = sel.items.assign(score="")
-    tmp = out.with_name(f".{out.name}.tmp")
-    items.to_csv(tmp, index=False)
-    tmp.replace(out)
+    write_csv(items, out)
     if sel.complete:
         print(
             f"selection {sel.selection_id} is complete: all {sel.answered} items the method asks for are answered "
-            f"(wrote an empty {out}); run: benchcast estimate {args.dataset} --method {args.method} --answers {args.answers}"
+            f"(wrote an empty {out}); run:\n  {command_line('estimate', args, sel.budget, so_far)}"
         )
-    else:
-        then = (
-            f"benchcast estimate {args.dataset} --method {args.method} --answers {out}"
-            if sel.answered + len(items) >= sel.budget
-            else f"benchcast select ... --answers <all answers so far> for the next batch (adaptive: {args.method})"
-        )
-        print(
-            f"wrote {len(items)} items to {out} (selection {sel.selection_id}; {sel.answered} answered before, "
-            f"budget {sel.budget}). Run the model on them, write 1 (correct) or 0 (wrong) in the score column, then: {then}"
-        )
+        return 0
+    if sel.answered + len(items) >= sel.budget:
+        then = command_line("estimate", args, sel.budget, [*so_far, out])
+    else:  # an adaptive method asks again once it has this batch's answers
+        nxt = next_round_name(out, so_far)
+        then = command_line("select", args, sel.budget, [*so_far, out], "--out", nxt)
+        then += f"\n(adaptive: {args.method} asks in rounds; keep every round's file in --answers)"
+    print(
+        f"wrote {len(items)} items to {out} (selection {sel.selection_id}; {sel.answered} answered before, "
+        f"budget {sel.budget}). Run the model on them, write 1 (correct) or 0 (wrong) in the score column, "
+        f"then:\n  {then}"
+    )
     return 0
 
 
@@ -99,24 +116,22 @@ def _run_lm_eval(args) -> int:
     given = read_given(args, board)
     sel = next_items(board, fit, read_answers(given if given is not None else {}, board.matrix.item_ids))
     samples = samples_of(sel.items, hmap, board.matrix.item_ids)
-    out = Path(args.out)
+    out, so_far = Path(args.out), list(args.answers or [])
     if sel.complete:
         print(
             f"selection {sel.selection_id} is complete: all {sel.answered} items the method asks for are answered "
-            f"(no {out} written); run: benchcast estimate {args.dataset} --method {args.method} --budget "
-            f"{sel.budget} --answers {' '.join(args.answers or [])}"
+            f"(no {out} written); run:\n  {command_line('estimate', args, sel.budget, so_far)}"
         )
         return 0
     write_samples(samples, out)
     whole = sel.answered == 0 and len(sel.items) >= sel.budget  # one batch: no rounds to tell apart
-    output_path = "lm_eval_out" if whole else f"lm_eval_out/round{len(args.answers or []) + 1}"
-    answers_so_far = " ".join([*(args.answers or []), output_path])
-    then = (
-        f"benchcast estimate {args.dataset} --method {args.method} --budget {sel.budget} --answers {answers_so_far}"
-        if sel.answered + len(sel.items) >= sel.budget
-        else f"benchcast select {args.dataset} --method {args.method} --budget {sel.budget} --format lm-eval "
-        f"--answers {answers_so_far} --out NEXT.json (adaptive: {args.method} asks again)"
-    )
+    output_path = "lm_eval_out" if whole else f"lm_eval_out/round{len(so_far) + 1}"
+    if sel.answered + len(sel.items) >= sel.budget:
+        then = command_line("estimate", args, sel.budget, [*so_far, output_path])
+    else:
+        nxt = next_round_name(args.out, so_far)
+        then = command_line("select", args, sel.budget, [*so_far, output_path], "--format", "lm-eval", "--out", nxt)
+        then += f"\n(adaptive: {args.method} asks in rounds; keep every round's logs in --answers)"
     if hmap.identity == "assumed":
         log(f"note: the harness identity of {hmap.dataset}'s items is assumed ({hmap.caveat})")
     print(

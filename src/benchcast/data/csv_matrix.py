@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchcast.data.io import not_text
 from benchcast.errors import DataError
 
 ORIENTATIONS = ("items_by_models", "models_by_items")
@@ -40,6 +41,8 @@ def read_header(path: Path) -> list[str]:
             return next(csv.reader(fh))
         except StopIteration:
             raise DataError(path, "header", "the file is empty", "re-download the file") from None
+        except UnicodeDecodeError as exc:
+            raise not_text(path, exc, "give the CSV file itself (UTF-8 text)") from None
 
 
 def _unique(names: list[str], path: Path, what: str) -> None:
@@ -79,7 +82,10 @@ def read_csv_matrix(
     if orientation not in ORIENTATIONS:
         raise DataError(path, "orientation", f"unknown orientation {orientation!r}", f"use one of {ORIENTATIONS}")
     header = read_header(path)
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    except UnicodeDecodeError as exc:
+        raise not_text(path, exc, "give the CSV file itself (UTF-8 text)") from None
     if orientation == "items_by_models":
         extra = list(item_columns)
         missing = [c for c in extra if c not in header]

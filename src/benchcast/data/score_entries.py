@@ -10,6 +10,7 @@ import csv
 import json
 from pathlib import Path
 
+from benchcast.data.io import read_text
 from benchcast.errors import DataError
 
 
@@ -29,7 +30,9 @@ def read_score_entries(
     path = Path(path)
     if not path.exists():
         raise DataError(path, "(file)", "does not exist", f"pass the path of your CSV ({key},score) or JSON file")
-    text = path.read_text(encoding="utf-8")
+    if path.is_dir():
+        raise DataError(path, "(file)", "is a folder", f"pass the path of your CSV ({key},score) or JSON file")
+    text = read_text(path, f"pass your CSV ({key},score) or JSON file (UTF-8 text)")
     if path.suffix.lower() == ".json":
         try:
             doc = json.loads(text, object_pairs_hook=lambda pairs: _no_duplicate_keys(pairs, path, noun))

@@ -11,12 +11,12 @@ and says so.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from pathlib import Path
 
 import pandas as pd
 
+from benchcast.data.io import write_text_atomic
 from benchcast.errors import DataError
 from benchcast.lm_eval.identity import HarnessMap
 
@@ -36,10 +36,7 @@ def write_samples(samples: dict[str, list[int]], out: str | Path) -> Path:
     out = Path(out)
     if out.suffix.lower() != ".json":
         raise DataError(out, "(file name)", "the harness's --samples file is JSON", "name it e.g. samples.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(samples, indent=1) + "\n")
-    tmp.replace(out)
+    write_text_atomic(out, json.dumps(samples, indent=1) + "\n")
     return out
 
 

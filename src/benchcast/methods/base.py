@@ -33,6 +33,8 @@ class Method:
     needs_prefit: str | None = None
     #: ``fit`` takes ``groups=``, each item's subtask (None: one group)
     uses_item_groups: bool = False
+    #: ``estimate`` asks in rounds, each depending on the answers before (a new model answers in batches)
+    asks_in_rounds: bool = False
 
     def fit(self, source: np.ndarray, budget: int, rng: np.random.Generator) -> Method:
         raise NotImplementedError

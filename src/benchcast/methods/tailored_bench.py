@@ -51,6 +51,7 @@ class TailoredBench(Method):
     """
 
     deterministic_fit = False  # the G-set's PAM starts from random medoids
+    asks_in_rounds = True  # the G-set, then the target's own N-set
     #: targets with the same native sources share one distance matrix (off only to test that it
     #: changes nothing)
     share_distances = True

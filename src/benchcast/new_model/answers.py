@@ -39,13 +39,20 @@ def _raw_entries(path: Path) -> tuple[list[tuple[str, object, str]], set[str]]:
 
 
 def read_answers(answers, item_ids: list[str], binary: bool = True) -> Answers:
-    """``answers``: a path, or a mapping ``{item_id: score}``, matched to ``item_ids``; or answers
+    """``answers``: a path, several paths (a list or tuple: an adaptive method's rounds, one file
+    each; they add up), or a mapping ``{item_id: score}``, matched to ``item_ids``; or answers
     already read (:class:`Answers`, e.g. from harness logs: :mod:`benchcast.lm_eval.logs`)."""
     if isinstance(answers, Answers):
         return answers
     if isinstance(answers, Mapping):
         source = "<answers>"
         entries, ids = [(str(k), v, f"key {k!r}") for k, v in answers.items()], set()
+    elif isinstance(answers, list | tuple):
+        source, entries, ids = " + ".join(map(str, answers)), [], set()
+        for path in answers:
+            more, more_ids = _raw_entries(Path(path))
+            entries += [(item, value, f"{path} {place}") for item, value, place in more]
+            ids |= more_ids
     else:
         source = str(answers)
         entries, ids = _raw_entries(Path(answers))

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.errors import ConfigError, DataError
+from benchcast.errors import ConfigError, DataError, did_you_mean
 from benchcast.methods import make_method
 from benchcast.new_model.answers import Answers, read_answers
 from benchcast.new_model.fits import (
@@ -77,8 +77,8 @@ def check_method(method: str, params: dict | None) -> None:
 
     if method not in REGISTRY:
         raise ConfigError(
-            f"unknown method {method!r}; the item-level methods are {', '.join(sorted(REGISTRY))}. "
-            "Fix: pass one of them as --method"
+            f"unknown method {method!r}{did_you_mean(method, REGISTRY) or '.'} The item-level methods are "
+            f"{', '.join(sorted(REGISTRY))} (benchcast methods). Fix: pass one of them as --method"
         )
     make_method(method, params)
 
@@ -235,16 +235,16 @@ def estimate_from(
     if batch is not None:
         missing = [board.matrix.item_ids[j] for j in batch]
         where = board.key if board.path.is_dir() else board.path
+        answers = "--answers FILE..." if not given.harness else "--format lm-eval --answers <the harness logs so far>"
         fix = (
-            f"run `benchcast select {where} --method {method} --budget {budget} --answers FILE` for the items "
-            "still to answer, or pass the --budget you selected with"
+            f"run `benchcast select {where} --method {method} --budget {budget} {answers}` (every round's answers) "
+            "for the items still to answer, or pass the --budget you selected with"
         )
         if given.harness:  # name the documents as the harness does
             from benchcast.lm_eval.identity import harness_map
 
             items = harness_map(board).items
             missing = [f"{items[j][0]} doc {items[j][1]}" for j in batch]
-            fix = fix.replace("--answers FILE", "--format lm-eval --answers <the harness logs so far>")
         raise DataError(
             given.source,
             "(entries)",

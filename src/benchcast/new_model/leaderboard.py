@@ -17,7 +17,13 @@ import pandas as pd
 
 from benchcast.data.csv_matrix import read_csv_matrix, read_header
 from benchcast.data.item_level import ResponseMatrix, load_response_matrix, validate_binary
-from benchcast.errors import DataError
+from benchcast.errors import DataError, did_you_mean
+
+#: the catalog whose item-level datasets a dataset name may be (read where it exists: a clone's root)
+CATALOG = "config/catalog.yaml"
+
+#: a user's matrix, as every message and help text says it
+MATRIX_FORM = "a CSV or Parquet file whose first column, model_id, names the models and whose other columns are item ids holding 0/1 scores"
 
 #: names the model column of a user's matrix may have (``model`` is what ``benchcast plan`` read first)
 MODEL_COLUMNS = ("model_id", "model")
@@ -52,8 +58,13 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
         raise DataError(
             path, "(file)", "does not exist", "pass a catalog dataset name or the path of a models x items CSV/Parquet"
         )
+    if path.stat().st_size == 0:
+        raise DataError(path, "(file)", "the file is empty", f"give {MATRIX_FORM}")
     if path.suffix.lower() == ".parquet":
-        frame = pd.read_parquet(path)
+        try:
+            frame = pd.read_parquet(path)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise DataError(path, "(file)", f"is not a readable Parquet file ({exc})", f"give {MATRIX_FORM}") from None
         header = [str(c) for c in frame.columns]
     else:
         header = read_header(path)
@@ -84,6 +95,20 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
     return ResponseMatrix(path.stem, np.ascontiguousarray(scores), names, names, items, ["all"] * len(items))
 
 
+def known_datasets(datasets_dir: str | Path, catalog: str | Path = CATALOG) -> set[str]:
+    """The dataset names a user may mean: those ingested under ``datasets_dir`` and the catalog's
+    item-level datasets (when the catalog file is there)."""
+    names = {p.parent.name for p in Path(datasets_dir).glob("*/responses.parquet")}
+    if Path(catalog).is_file():
+        from benchcast.data.catalog import load_catalog
+
+        try:
+            names |= set(load_catalog(catalog).names("item_binary"))
+        except (OSError, ValueError):  # a broken catalog is the workflow's to report, not a hint's
+            pass
+    return names
+
+
 def load_leaderboard(
     dataset: str, data_dir: str | Path = "results", datasets_dir: str | Path | None = None
 ) -> Leaderboard:
@@ -97,11 +122,18 @@ def load_leaderboard(
         return Leaderboard(f"{path.stem}-{digest[:12]}", matrix, digest, path)
     folder = (Path(data_dir) / "data" if datasets_dir is None else Path(datasets_dir)) / dataset
     if not (folder / "responses.parquet").is_file():
+        known = known_datasets(folder.parent)
+        if dataset in known or not known:
+            problem, name = f"no ingested dataset {dataset!r} here", dataset
+        else:
+            problem, name = f"unknown dataset {dataset!r}{did_you_mean(dataset, known)}", "NAME"
         raise DataError(
             folder,
             "responses.parquet",
-            f"no ingested dataset {dataset!r} here",
-            f"ingest it first (snakemake {folder.as_posix()}/responses.parquet), pass --data-dir, or give a CSV path",
+            problem,
+            ("use a name `benchcast datasets` lists; " if name == "NAME" else "")
+            + f"ingest it first (snakemake {folder.parent.as_posix()}/{name}/responses.parquet), pass --data-dir, "
+            "or give a CSV path",
         )
     matrix = load_response_matrix(folder, dataset)
     validate_binary(matrix.scores, folder / "responses.parquet")

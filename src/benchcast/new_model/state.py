@@ -28,6 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benchcast.data.io import atomic_path, write_text_atomic
 from benchcast.errors import DataError
 
 #: the version of the stored-fit format this benchcast writes and reads
@@ -139,7 +140,8 @@ class _Reader:
 
 def write_state(obj, meta: dict, folder: str | Path) -> None:
     """``folder/fit.json`` (``meta`` and ``obj``'s state) and ``folder/arrays.parquet``, each
-    written to a temporary name first, so a folder never holds half a fit."""
+    written to a temporary name first (removed on an error or interrupt), so a folder never holds
+    half a fit."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     writer = _Writer()
@@ -155,11 +157,10 @@ def write_state(obj, meta: dict, folder: str | Path) -> None:
             ),
         }
     )
-    tmp_arrays, tmp_json = folder / ".arrays.parquet.tmp", folder / ".fit.json.tmp"
-    pq.write_table(table, tmp_arrays)
-    tmp_json.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    tmp_arrays.replace(folder / "arrays.parquet")
-    tmp_json.replace(folder / "fit.json")  # last: fit.json's presence means the fit is whole
+    (folder / "fit.json").unlink(missing_ok=True)  # a fit being replaced is no fit until the new one is whole
+    with atomic_path(folder / "arrays.parquet") as tmp:
+        pq.write_table(table, tmp)
+    write_text_atomic(folder / "fit.json", json.dumps(doc, indent=1, sort_keys=True) + "\n")  # last: whole
 
 
 def read_state(folder: str | Path) -> tuple[object, dict]:

@@ -1,0 +1,123 @@
+"""No traceback reaches a user of the command line (issue 37): every entry point given a folder as
+`--out`, a binary file or an empty file where it reads one, or interrupted during a fit, ends with
+one line on stderr, a non-zero exit and nothing left behind. Run as a user types it (a process)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchcast.data.aggregate import read_benchpress, write_aggregate
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A leaderboard CSV, a one-batch selection's answers, and a small BenchPress matrix."""
+    root = tmp_path_factory.mktemp("lab")
+    rng = np.random.default_rng(3)
+    scores = (rng.random((30, 60)) < np.linspace(0.2, 0.8, 30)[:, None]).astype(int)
+    board = pd.DataFrame(scores, columns=[f"q{j}" for j in range(60)])
+    board.insert(0, "model_id", [f"m{i}" for i in range(30)])
+    board.to_csv(root / "board.csv", index=False)
+    pd.DataFrame({"item_id": ["q1", "q2"], "score": [1, 0]}).to_csv(root / "answers.csv", index=False)
+    doc = {
+        "models": [{"id": f"m{i}", "name": f"M{i}"} for i in range(6)],
+        "benchmarks": [{"id": f"b{j}", "name": f"B{j}"} for j in range(4)],
+        "observed": [[float(10 * i + j) for j in range(4)] for i in range(6)],
+        "sources": [[None] * 4 for _ in range(6)],
+    }
+    (root / "bp.json").write_text(json.dumps(doc))
+    write_aggregate(read_benchpress(root / "bp.json"), root / "bp")
+    return root
+
+
+#: every entry point, with the file it reads as {IN} and its --out (a folder in the first case)
+COMMANDS = {
+    "select": "select {IN} --method random_sampling --budget 5 --data-dir res --folds 2 --out {OUT}",
+    "estimate": "estimate {BOARD} --method random_sampling --answers {IN} --data-dir res --folds 2 --out {OUT}",
+    "plan": "plan {IN} --size 10 --models m0,m9 --out {OUT}",
+    "complete": "complete {IN} --data {BP} --no-intervals --out {OUT}",
+    "leaderboard": "leaderboard from-lm-eval {IN} --out {OUT}",
+}
+GOOD_INPUT = {"select": "board.csv", "estimate": "answers.csv", "plan": "board.csv", "complete": "known.csv"}
+
+
+def user_runs(lab, work, command: str, given: str, out: str) -> subprocess.CompletedProcess:
+    line = COMMANDS[command].format(IN=given, OUT=out, BOARD=lab / "board.csv", BP=lab / "bp")
+    return subprocess.run([sys.executable, "-m", "benchcast", *line.split()], capture_output=True, text=True, cwd=work)
+
+
+def everything(folder) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+def one_line_and_nothing_left(proc, work, before: set[str]) -> str:
+    err = proc.stderr.strip()
+    assert proc.returncode != 0 and "Traceback" not in err, err
+    assert err.count("\n") == 0 and err.startswith("benchcast: error: "), err
+    assert everything(work) == before, everything(work) - before  # no output, no stray temporary file
+    return err
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("case", ["folder as --out", "binary file", "empty file"])
+def test_each_entry_point_ends_bad_input_in_one_line_and_leaves_nothing(lab, tmp_path, command, case):
+    work = tmp_path / "work"
+    (work / "somedir").mkdir(parents=True)
+    (work / "board.csv").write_bytes((lab / "board.csv").read_bytes())
+    (work / "answers.csv").write_bytes((lab / "answers.csv").read_bytes())
+    (work / "known.csv").write_text("benchmark_id,score\nb0,5\n")
+    (work / "binary.csv").write_bytes(np.random.default_rng(0).bytes(3000) + b"\xff\xfe")
+    (work / "empty.csv").write_bytes(b"")
+    given = {"folder as --out": GOOD_INPUT.get(command, "somedir"), "binary file": "binary.csv"}.get(case, "empty.csv")
+    out = "somedir/" if case == "folder as --out" else "out.csv" if command != "leaderboard" else "out.parquet"
+    before = everything(work)
+    err = one_line_and_nothing_left(user_runs(lab, work, command, given, out), work, before)
+    if case == "folder as --out":
+        assert "is a folder, not a file" in err
+    elif command != "leaderboard":  # (a harness leaderboard reads folders of samples_*.jsonl: any file is refused)
+        assert ("is not UTF-8 text" if case == "binary file" else "empty") in err
+
+
+def test_the_good_inputs_of_these_cases_work(lab, tmp_path):
+    """The cases above fail for the reason they name: the same commands with good files succeed."""
+    work = tmp_path
+    for name in ("board.csv", "answers.csv"):
+        (work / name).write_bytes((lab / name).read_bytes())
+    (work / "known.csv").write_text("benchmark_id,score\nb0,5\n")
+    for command in ("select", "plan", "complete"):
+        proc = user_runs(lab, work, command, GOOD_INPUT[command], f"{command}.csv")
+        assert proc.returncode == 0 and (work / f"{command}.csv").is_file(), proc.stderr
+
+
+def test_an_interrupt_during_a_fit_ends_in_one_line_with_exit_130_and_nothing_written(lab, tmp_path):
+    (tmp_path / "board.csv").write_bytes((lab / "board.csv").read_bytes())
+    before = everything(tmp_path)
+    argv = ["select", "board.csv", "--method", "gp_irt", "--budget", "10", "--data-dir", "res", "--out", "items.csv"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchcast", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        text=True,
+    )
+    lines = []
+    for line in proc.stderr:  # the fit's first word, then Ctrl-C while it fits
+        lines.append(line)
+        if line.startswith("building the gp_irt fit"):
+            break
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and out == "", (out, err)
+    assert err.strip() == "benchcast: interrupted; nothing was left half-written", err
+    assert everything(tmp_path) - before <= {"res", "res/models"} | {
+        str(p.relative_to(tmp_path)) for p in (tmp_path / "res").rglob("*") if p.is_dir()
+    }  # at most empty folders: no items.csv, no fit, no temporary file
