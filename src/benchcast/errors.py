@@ -6,6 +6,9 @@ run ends with one readable line instead of a traceback from deep inside numpy.
 
 from __future__ import annotations
 
+import difflib
+import inspect
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 
@@ -34,3 +37,41 @@ class ConfigError(BenchcastError, ValueError):
 
 class BudgetExceeded(BenchcastError, RuntimeError):
     """A method asked the oracle for more distinct items than its budget allows."""
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``choices`` to a misspelt ``word``, else ``""``
+    (messages end it with ``or "."``)."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def keyword_names(fn: Callable) -> tuple[str, ...] | None:
+    """The keyword arguments ``fn`` (a function or a class) takes; None when it takes any (``**kwargs``)
+    and does not list them in a ``param_names`` attribute."""
+    names = getattr(fn, "param_names", None)
+    if names is not None:
+        return tuple(names)
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return tuple(p.name for p in params if p.kind in kinds)
+
+
+def check_keywords(fn: Callable, params: Mapping, what: str, skip: int = 0) -> None:
+    """Refuse a parameter name ``fn`` does not take, with the closest one it does: the check of a
+    method's (or completer's) settings before any job runs. ``what`` starts the message (``config
+    misses_the_mark.methods: method 'aipw'``); ``skip`` leading positional arguments are data, not
+    settings (a completer's matrix)."""
+    names = keyword_names(fn)
+    if names is None:
+        return
+    names = names[skip:]
+    for key in params:
+        if key not in names:
+            known = ", ".join(names) if names else "none"
+            raise ConfigError(
+                f"{what}: unknown parameter '{key}'{did_you_mean(key, names) or '.'} Fix: use one of its "
+                f"parameters ({known})"
+            )

@@ -33,6 +33,9 @@ class Method:
     needs_prefit: str | None = None
     #: ``fit`` takes ``groups=``, each item's subtask (None: one group)
     uses_item_groups: bool = False
+    #: the settings ``__init__`` takes when its signature does not name them (``**settings``); None:
+    #: its signature's (:func:`benchcast.methods.make_method` refuses any other name)
+    param_names: tuple[str, ...] | None = None
 
     def fit(self, source: np.ndarray, budget: int, rng: np.random.Generator) -> Method:
         raise NotImplementedError

@@ -295,6 +295,8 @@ class CFProbe(Method):
     validation chose on Open LLM v2 under the date split (``results/tables/cf_tasks/tuning.csv``)."""
 
     uses_item_groups = True
+    #: the settings ``__init__`` takes (its signature says ``**settings``): CFSettings' fields
+    param_names = tuple(f.name for f in dataclasses.fields(CFSettings))
 
     def __init__(self, **settings):
         tuned = {"n_similar": 20, "rounds": 3, "alpha": 0.75, "q": 0.75, "tau2": 0.5, "tau1": 8.0, "tau0": 0.75}
