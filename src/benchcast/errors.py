@@ -7,7 +7,8 @@ run ends with one readable line instead of a traceback from deep inside numpy.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import inspect
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 
@@ -42,7 +43,38 @@ class BudgetExceeded(BenchcastError, RuntimeError):
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """``"; did you mean 'x'?"`` (up to three close names, as :func:`difflib.get_close_matches`
     finds them), or ``""``: the tail of an "unknown name" message."""
-    close = difflib.get_close_matches(word, sorted(set(choices)), n=3, cutoff=0.6)
+    close = difflib.get_close_matches(str(word), sorted({str(c) for c in choices}), n=3, cutoff=0.6)
     if not close:
         return ""
     return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+
+
+def keyword_names(fn: Callable) -> tuple[str, ...] | None:
+    """The keyword arguments ``fn`` (a function or a class) takes; None when it takes any (``**kwargs``)
+    and does not list them in a ``param_names`` attribute."""
+    names = getattr(fn, "param_names", None)
+    if names is not None:
+        return tuple(names)
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return tuple(p.name for p in params if p.kind in kinds)
+
+
+def check_keywords(fn: Callable, params: Mapping, what: str, skip: int = 0) -> None:
+    """Refuse a parameter name ``fn`` does not take, with the closest one it does: the check of a
+    method's (or completer's) settings before any job runs. ``what`` starts the message (``config
+    misses_the_mark.methods: method 'aipw'``); ``skip`` leading positional arguments are data, not
+    settings (a completer's matrix)."""
+    names = keyword_names(fn)
+    if names is None:
+        return
+    names = names[skip:]
+    for key in params:
+        if key not in names:
+            known = ", ".join(names) if names else "none"
+            raise ConfigError(
+                f"{what}: unknown parameter '{key}'{did_you_mean(key, names) or '.'} Fix: use one of its "
+                f"parameters ({known})"
+            )

@@ -6,18 +6,21 @@ import sys
 from pathlib import Path
 
 from snakemake.common.configfile import load_configfile
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # run from a clone without pip install -e
 from benchcast.data.catalog import load_catalog  # noqa: E402
 from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_file  # noqa: E402
-from benchcast.errors import ConfigError  # noqa: E402
+from benchcast.errors import ConfigError, did_you_mean  # noqa: E402
 from benchcast.studies import registry as study_registry  # noqa: E402
 from benchcast.workflow.resources import JobResources, slurm_nice  # noqa: E402
 from benchcast.data.item_level import dataset_tables  # noqa: E402
-from benchcast.workflow.support import exit_without_idle_tail, rename_old_config, resolve_includes  # noqa: E402
+from benchcast.workflow.support import exit_without_idle_tail, included_files, rename_old_config, resolve_includes  # noqa: E402
+from benchcast.workflow.config_check import (  # noqa: E402
+    ConfigSources, check_top_level, check_url_template, load_schema, located, validate,
+)
 
 # A config file may list others under `include:` (config/all_papers.yaml): they are merged between the
 # default config and the command line's files (benchcast.workflow.support.resolve_includes).
@@ -31,21 +34,40 @@ if _included is not None:
     config.update(_included)
 for _warning in rename_old_config(config):  # names 0.2.0 changed (CHANGELOG.md)
     print(_warning, file=sys.stderr)
-validate(config, schema="../schemas/config.schema.yaml")
+
+# The config is checked here, before any job (benchcast.workflow.config_check): unknown keys, the
+# schemas (each study's when load_study builds it), every method's parameters (the studies' Jobs). An
+# error is one line naming the key and the file (or --config) that set it.
+_cli = workflow.config_settings
+_given = {Path(f).resolve() for f in _cli.configfiles}
+CONFIG_SOURCES = ConfigSources.from_run(
+    [f for f in workflow.configfiles if Path(f).resolve() not in _given],  # the Snakefile's configfile:
+    included_files(_cli.overwrite_config) or [],
+    _cli.configfiles,
+    _cli.config,
+)
+SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
+# The study registry: every folder of src/benchcast/studies with a study.py (benchcast.studies.registry;
+# the contract is benchcast.studies.contract). A study S is also workflow/rules/S.smk (its rules and
+# target rule S), workflow/schemas/S.schema.yaml (config key S), workflow/scripts/S/ and
+# workflow/report/S/; its rules file calls load_study("S"), which registers what the shared rules read.
+STUDIES = tuple(study_registry())
+_schema = load_schema(SCHEMAS / "config.schema.yaml")
+check_top_level(config, _schema, STUDIES, CONFIG_SOURCES)
+validate(config, _schema, None, CONFIG_SOURCES)
+check_url_template(config["url_template"], CONFIG_SOURCES)
 
 if not exit_without_idle_tail():
     print("benchcast: the idle-tail fix was checked on Snakemake 9.27.1 (requirements.txt) only; with this "
           "version runs may end with up to 60 s of idle time (profiles/default max-jobs-per-timespan)",
           file=sys.stderr)
 
-# The study registry: every folder of src/benchcast/studies with a study.py (benchcast.studies.registry;
-# the contract is benchcast.studies.contract). A study S is also workflow/rules/S.smk (its rules and
-# target rule S), workflow/schemas/S.schema.yaml (config key S), workflow/scripts/S/ and
-# workflow/report/S/; its rules file calls load_study("S"), which registers what the shared rules read.
-STUDIES = tuple(study_registry())
 for _study in config["studies"]:
     if _study not in STUDIES:
-        raise ConfigError(f"config studies: unknown study '{_study}'. Known: {', '.join(STUDIES)}")
+        raise ConfigError(
+            f"{CONFIG_SOURCES.prefix('studies')}config studies: unknown study '{_study}'"
+            f"{did_you_mean(_study, STUDIES) or '.'} Known: {', '.join(STUDIES)}"
+        )
 STUDY_OUTPUTS = {}  # study -> its final outputs (rule all, its target rule)
 STUDY_DATASETS = {}  # study -> the catalog datasets it reads (rule data)
 # For results/index.md (workflow/rules/overview.smk, benchcast.workflow.paper_index): the paper's
@@ -78,14 +100,17 @@ wildcard_constraints:
 def study_config(study):
     """config[study], validated against workflow/schemas/<study>.schema.yaml, defaults filled in."""
     section = config.setdefault(study, {})
-    validate(section, schema=f"../schemas/{study}.schema.yaml")
+    validate(section, load_schema(SCHEMAS / f"{study}.schema.yaml"), study, CONFIG_SOURCES)
     return section
 
 
 def load_study(name):
     """The study ``name`` for this run (its benchcast.studies.Study, built on its validated config),
     with its outputs, datasets, index entry and costs registered for the shared rules."""
-    unit = study_registry()[name](study_config(name), CATALOG)
+    try:
+        unit = study_registry()[name](study_config(name), CATALOG)
+    except ConfigError as exc:  # its key's file (or --config) in front
+        raise located(exc, CONFIG_SOURCES) from None
     STUDY_OUTPUTS[name] = unit.outputs()
     STUDY_DATASETS[name] = unit.datasets()
     entry = unit.index()

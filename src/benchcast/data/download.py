@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import tempfile
 import urllib.request
@@ -26,17 +27,51 @@ def find_file(catalog: Catalog, source: str, path: str):
     )
 
 
+#: what a failed fetch raises: an unreachable host or file (URLError, an OSError), a refused or
+#: broken connection, a timeout, an HTTP error status (HTTPError), a truncated or garbled reply
+#: (HTTPException), a URL without a known scheme (ValueError)
+FETCH_ERRORS = (OSError, http.client.HTTPException, ValueError)
+
+
+def fetch_error(url: str, dest: Path, exc: BaseException) -> DataError:
+    """The one line a failed fetch ends in: the URL, the file it was for, and the two ways to get it."""
+    reason = getattr(exc, "reason", None) or exc
+    return DataError(
+        dest,
+        "url",
+        f"could not download {url} ({type(exc).__name__}: {' '.join(str(reason).split())})",
+        "point raw_dir at a folder that already holds the raw files (a mirror laid out like ../shared/raw: "
+        "--config raw_dir=/path/to/mirror), or set url_template to a copy you can reach "
+        "(--config url_template='https://host/path/{source}/{path}')",
+    )
+
+
 def download(url: str, dest: str | Path, sha256: str | None, log=print, timeout: float = 120.0) -> str:
-    """Download ``url`` to ``dest`` atomically; verify ``sha256`` when known. Returns the digest."""
+    """Download ``url`` to ``dest`` atomically; verify ``sha256`` when known. Returns the digest.
+
+    Nothing is left at ``dest`` unless the whole file arrived and matched: it is written to a
+    temporary file beside it, removed on any failure. A failed fetch is a :class:`DataError`
+    naming the URL, the file and the fixes (:func:`fetch_error`)."""
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", dir=dest.parent)
     digest = hashlib.sha256()
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
-            while chunk := resp.read(1 << 20):
-                digest.update(chunk)
-                out.write(chunk)
+        with os.fdopen(fd, "wb") as out:
+            try:
+                resp = urllib.request.urlopen(url, timeout=timeout)
+            except FETCH_ERRORS as exc:
+                raise fetch_error(url, dest, exc) from None
+            with resp:
+                while True:
+                    try:
+                        chunk = resp.read(1 << 20)
+                    except FETCH_ERRORS as exc:
+                        raise fetch_error(url, dest, exc) from None
+                    if not chunk:
+                        break
+                    digest.update(chunk)
+                    out.write(chunk)  # a full disk is not the network's fault: its own error
         got = digest.hexdigest()
         if sha256 is not None and got != sha256:
             raise DataError(

@@ -1,6 +1,6 @@
 """Estimation methods. Importing this package registers every method in ``REGISTRY``."""
 
-from benchcast.errors import ConfigError
+from benchcast.errors import ConfigError, check_keywords, did_you_mean
 from benchcast.methods import (  # noqa: F401
     aipw,
     anchor_points,
@@ -20,16 +20,23 @@ from benchcast.methods.base import REGISTRY, Method, Progress  # noqa: F401
 from benchcast.methods.prefit import PREFITS, get_prefit  # noqa: F401
 
 
-def make_method(name: str, params: dict | None = None) -> Method:
-    """A registered method by name, with its settings (``params``: keyword arguments)."""
+def make_method(name: str, params: dict | None = None, where: str | None = None) -> Method:
+    """A registered method by name, with its settings (``params``: keyword arguments).
+
+    The one check of a method's name and settings: the studies call it on every configured method
+    when the workflow is built (before any job runs), the command line on the user's choice.
+    ``where`` starts the error message (``config misses_the_mark.methods``)."""
+    prefix = f"{where}: " if where else ""
     if name not in REGISTRY:
         raise ConfigError(
-            f"unknown method '{name}'. Known methods: {', '.join(sorted(REGISTRY))}. "
-            "Fix: use one of these names in the config's methods list"
+            f"{prefix}unknown method '{name}'{did_you_mean(name, REGISTRY) or '.'} Known methods: "
+            f"{', '.join(sorted(REGISTRY))}. Fix: use one of these names"
         )
+    params = params or {}
+    check_keywords(REGISTRY[name], params, f"{prefix}method '{name}'")
     try:
-        return REGISTRY[name](**(params or {}))
+        return REGISTRY[name](**params)
     except (TypeError, ValueError) as exc:
         raise ConfigError(
-            f"bad parameters for method '{name}': {exc}. Fix: see the method's docstring for its parameters"
+            f"{prefix}bad parameters for method '{name}': {exc}. Fix: see the method's docstring for its parameters"
         ) from None

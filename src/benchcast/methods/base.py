@@ -35,6 +35,9 @@ class Method:
     uses_item_groups: bool = False
     #: ``estimate`` asks in rounds, each depending on the answers before (a new model answers in batches)
     asks_in_rounds: bool = False
+    #: the settings ``__init__`` takes when its signature does not name them (``**settings``); None:
+    #: its signature's (:func:`benchcast.methods.make_method` refuses any other name)
+    param_names: tuple[str, ...] | None = None
 
     def fit(self, source: np.ndarray, budget: int, rng: np.random.Generator) -> Method:
         raise NotImplementedError

@@ -296,6 +296,8 @@ class CFProbe(Method):
 
     uses_item_groups = True
     asks_in_rounds = True  # per subtask, the initial probe, then ``rounds`` more
+    #: the settings ``__init__`` takes (its signature says ``**settings``): CFSettings' fields
+    param_names = tuple(f.name for f in dataclasses.fields(CFSettings))
 
     def __init__(self, **settings):
         tuned = {"n_similar": 20, "rounds": 3, "alpha": 0.75, "q": 0.75, "tau2": 0.5, "tau1": 8.0, "tau0": 0.75}

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast import irt, seeding
-from benchcast.errors import ConfigError, DataError
+from benchcast.errors import ConfigError, DataError, did_you_mean
 from benchcast.methods.base import Method, Progress, check_budget, register
 from benchcast.methods.prefit import Prefit, register_prefit
 
@@ -106,9 +106,10 @@ def check_fit_params(irt_params: dict | None) -> dict:
     ):
         raise ConfigError(f"IRT dims_grid must be a non-empty list of dimensions >= 1, got {params['dims_grid']!r}")
     if unknown:
+        first = sorted(unknown)[0]
         raise ConfigError(
-            f"IRT parameter(s) {sorted(unknown)} do not apply to fitter {fitter!r}; it takes "
-            f"{', '.join(IRT_FITTER_KEYS[fitter])}"
+            f"IRT parameter(s) {sorted(unknown)} do not apply to fitter {fitter!r}"
+            f"{did_you_mean(first, IRT_FITTER_KEYS[fitter])}; it takes {', '.join(IRT_FITTER_KEYS[fitter])}"
         )
     return params
 

@@ -158,6 +158,19 @@ def rename_old_config(config: dict) -> list[str]:
 ARTIFACT = "artifact"
 
 
+def included_files(overrides: dict) -> list[str] | None:
+    """The config files ``overrides`` names under ``include:`` (``artifact``: every study's of the
+    artifact), or None when it names none."""
+    includes = overrides.get("include")
+    if includes is None:
+        return None
+    if includes == ARTIFACT:
+        from benchcast.studies import artifact_config_files
+
+        return artifact_config_files()[1]
+    return [includes] if isinstance(includes, str) else list(includes)
+
+
 def resolve_includes(defaults: dict, overrides: dict, root: Path) -> dict | None:
     """The config of a run whose config files name others under ``include:`` (config/all_papers.yaml),
     or None when none does. ``include: artifact`` names every study of the artifact
@@ -169,16 +182,13 @@ def resolve_includes(defaults: dict, overrides: dict, root: Path) -> dict | None
     (every ``--configfile`` and ``--config``: ``overrides``). Paths are relative to ``root``; an
     included file may not include others.
     """
-    includes = overrides.get("include")
+    includes = included_files(overrides)
     if includes is None:
         return None
-    if includes == ARTIFACT:
+    if overrides["include"] == ARTIFACT:
         from benchcast.studies import artifact_config_files
 
-        studies, includes = artifact_config_files()
-        overrides = {"studies": studies, **overrides}
-    if isinstance(includes, str):
-        includes = [includes]
+        overrides = {"studies": artifact_config_files()[0], **overrides}
     merged = copy.deepcopy(defaults)
     for name in includes:
         path = root / name

@@ -116,3 +116,21 @@ def test_url_template_may_name_the_mirror_folder():
     assert cat["musr"].url("scores", "http://127.0.0.1:8000/{source}/{path}") == (
         "http://127.0.0.1:8000/benchmark-prediction/data/scores/musr.jbl"
     )
+
+
+@pytest.mark.parametrize("where", ["missing_file", "refused_port", "no_scheme"])
+def test_an_unreachable_url_is_one_error_naming_the_url_the_file_and_both_fixes(tmp_path, where):
+    """Offline download mode ended in two chained tracebacks ("unexpected URLError"), no URL, no fix."""
+    url = {
+        "missing_file": (tmp_path / "nowhere" / "x.jbl").as_uri(),
+        "refused_port": "http://127.0.0.1:9/benchmark-prediction/data/scores/x.jbl",  # the discard port: closed
+        "no_scheme": "mirror.internal/x.jbl",
+    }[where]
+    dest = tmp_path / "resources" / "raw" / "src" / "x.jbl"
+    with pytest.raises(DataError) as err:
+        download(url, dest, None, log=lambda m: None, timeout=5)
+    message = str(err.value)
+    assert f"could not download {url}" in message and str(dest) in message and "\n" not in message
+    assert "raw_dir" in message and "url_template" in message
+    assert err.value.__cause__ is None and err.value.__suppress_context__
+    assert list(dest.parent.iterdir()) == []  # nothing half-written

@@ -27,7 +27,7 @@ from benchcast.completion.evaluation import Fold, evaluate_predictor, summarize_
 from benchcast.completion.pipeline import predict_scores
 from benchcast.completion.transforms import TRANSFORM_LABELS, TRANSFORMS, get_transform
 from benchcast.data.aggregate import load_score_matrix
-from benchcast.errors import ConfigError, DataError
+from benchcast.errors import ConfigError, DataError, check_keywords, did_you_mean
 from benchcast.studies.benchpress.matrix_description import (  # noqa: F401
     geometry_paper_vs_ours,
     matrix_composition,
@@ -349,8 +349,13 @@ def validate_grid_config(transforms: list[str], methods: list[dict]) -> list[tup
     for m in methods:
         comp = COMPLETERS.get(m["name"])
         if comp is None:
-            raise ConfigError(f"config benchpress.methods: unknown method {m['name']!r}; choose from {METHOD_ORDER}")
+            raise ConfigError(
+                f"config benchpress.methods: unknown method {m['name']!r}{did_you_mean(m['name'], METHOD_ORDER) or '.'} "
+                f"Fix: choose from {METHOD_ORDER}"
+            )
         grid = m.get("grid") or comp.grid
+        for setting in grid:  # hyper-parameter names, before any job runs (Z, the matrix, is not one)
+            check_keywords(comp.fn, setting, f"config benchpress.methods: '{m['name']}' grid", skip=1)
         for t in transforms:
             out.append((t, m["name"], [dict(g) for g in grid]))
     return out

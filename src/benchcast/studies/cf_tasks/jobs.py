@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from benchcast.data.catalog import Catalog
-from benchcast.errors import ConfigError
+from benchcast.errors import ConfigError, check_keywords, did_you_mean
 from benchcast.methods import REGISTRY, make_method
 from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.methods.irt_methods import resolved_fit_params
@@ -63,16 +63,15 @@ class Jobs:
             base = entry.get("method", name)
             if base != "cf" and base not in REGISTRY:
                 raise ConfigError(
-                    f"config cf_tasks.methods: '{name}': unknown method '{base}'. "
-                    f"Known: cf, {', '.join(sorted(REGISTRY))}"
+                    f"config cf_tasks.methods: '{name}': unknown method '{base}'"
+                    f"{did_you_mean(base, ['cf', *REGISTRY]) or '.'} Known: cf, {', '.join(sorted(REGISTRY))}"
                 )
             if name in self.methods:
                 raise ConfigError(f"config cf_tasks.methods: '{name}' is listed twice. Fix: keep one")
-            if base == "cf":
-                try:
-                    CFSettings(**params)
-                except TypeError as exc:
-                    raise ConfigError(f"config cf_tasks.methods: {name} params: {exc}. Fix: see CFSettings") from None
+            if base == "cf":  # its settings, before any job runs (a registry method's: make_method)
+                check_keywords(CFSettings, params, f"config cf_tasks.methods: '{name}' (cf)")
+            else:
+                make_method(base, params, where=f"config cf_tasks.methods: '{name}'")
             self.methods[name], self.bases[name] = params, base
         tuning = cfg.get("tuning")
         if tuning:

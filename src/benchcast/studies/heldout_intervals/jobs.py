@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from benchcast.data.catalog import Catalog
 from benchcast.errors import ConfigError
-from benchcast.methods import REGISTRY, make_method
+from benchcast.methods import make_method
 
 FIT = "results/models/{dataset}/{method}/n={budget}/fit.json"
 HELDOUT = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.parquet"
@@ -39,15 +39,11 @@ class Jobs:
         self.methods, self.only = {}, {}
         for entry in self.config["methods"]:
             name = entry["name"]
-            if name not in REGISTRY:
-                raise ConfigError(
-                    f"config heldout_intervals.methods: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}"
-                )
+            make_method(name, entry.get("params"), where="config heldout_intervals.methods")  # fails here, not in a job
             if name in self.methods:
                 raise ConfigError(f"config heldout_intervals.methods: '{name}' is listed twice")
             self.methods[name] = dict(entry.get("params") or {})
             self.only[name] = entry.get("datasets")
-            make_method(name, self.methods[name])  # bad settings fail here, not in a job
         for d in self.config["datasets"]:
             spec = self.catalog[d]
             if spec.kind != "item_binary":

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
-from benchcast.methods import REGISTRY, make_method
+from benchcast.methods import make_method
 
 RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 TIMING = "results/timing/mdad/{dataset}/{method}/n_source={n_source}.parquet"
@@ -62,10 +62,7 @@ class Jobs:
         for key, entries in (("methods", cfg["methods"]), ("cross_paper.methods", cross)):
             for entry in entries:
                 name = entry["name"]
-                if name not in REGISTRY:
-                    raise ConfigError(
-                        f"config mdad.{key}: unknown method '{name}'. Known: {', '.join(sorted(REGISTRY))}"
-                    )
+                make_method(name, entry.get("params"), where=f"config mdad.{key}")  # name and settings
                 if name in self.methods:
                     raise ConfigError(
                         f"config mdad.{key}: '{name}' is listed twice (methods and cross_paper.methods together). "

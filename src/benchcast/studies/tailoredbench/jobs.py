@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
-from benchcast.methods import REGISTRY
+from benchcast.methods import REGISTRY, make_method
 from benchcast.methods.irt_methods import check_fit_params
 
 SPLITS = "results/splits/tailoredbench/{dataset}.parquet"
@@ -85,11 +85,9 @@ class Jobs:
                     )
 
     def _add(self, name: str, method: str, params: dict, budgets: tuple[int, ...]) -> None:
-        if method not in REGISTRY:
-            raise ConfigError(
-                f"config tailoredbench: setting '{name}' uses unknown method '{method}'. "
-                f"Known: {', '.join(sorted(REGISTRY))}"
-            )
+        # the method's name and settings, before any job runs (max_trials is the trial runner's)
+        settings = {k: v for k, v in params.items() if k != "max_trials"}
+        make_method(method, settings, where=f"config tailoredbench: setting '{name}'")
         if name in self.settings:
             raise ConfigError(f"config tailoredbench: setting '{name}' is defined twice. Fix: rename one")
         self.settings[name] = Setting(method, params, tuple(sorted(set(budgets))))
