@@ -27,12 +27,12 @@ TARGET = "results/data/toy_a/responses.parquet"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")
 
 
-def on_a_terminal(workdir: Path, *args: str, timeout: float = 300) -> tuple[int, str]:
+def on_a_terminal(workdir: Path, *args: str, timeout: float = 300, **env: str) -> tuple[int, str]:
     """Snakemake run on a pseudo-terminal (stdin, stdout and stderr), 120 columns; its exit code
     and everything it wrote, escape sequences removed."""
     main, child = os.openpty()
     fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40", **env}
     for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "CI"):
         env.pop(name, None)
     cmd = [*SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), *args]
@@ -71,8 +71,10 @@ def test_on_a_terminal_the_dry_run_is_the_progress_displays_summary(toy):
     code, out = on_a_terminal(toy, "-n", TARGET)
     assert code == 0, out[-3000:]
     assert "ingest item dataset" in out  # the plugin's table (rule names with spaces)
-    assert "localrule ingest_item_dataset:" not in out and "Job stats:" not in out
+    assert "rule ingest_item_dataset:" not in out and "Job stats:" not in out
     assert "This was a dry-run" in out
+    code, out = on_a_terminal(toy, "-n", TARGET, BENCHCAST_CONSOLE="plain")  # the plain lines asked for
+    assert code == 0 and "rule ingest_item_dataset:" in out and "Job stats:" in out
 
 
 def test_on_a_terminal_a_run_shows_progress_and_keeps_rule_detail_in_the_log(toy):
