@@ -39,3 +39,16 @@ rule aggregate_data:
     """Ingest every aggregate (models x benchmarks) dataset of the catalog."""
     input:
         expand("results/data/{dataset}/scores.parquet", dataset=CATALOG.names("aggregate")),
+
+
+# The run's last line (benchcast.workflow.console): where the results are, or where the log of a
+# failed run is.
+from benchcast.workflow.console import end_of_run
+
+
+onsuccess:
+    end_of_run(workflow, log, ok=True)
+
+
+onerror:
+    end_of_run(workflow, log, ok=False)
