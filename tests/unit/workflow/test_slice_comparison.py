@@ -78,25 +78,25 @@ def test_tailoredbench_tolerance_widens_with_fewer_runs():
 def test_a_rank_among_fewer_settings_is_not_comparable_and_not_counted():
     pvo = pd.DataFrame(
         {
-            "table": ["table11"] * 3 + ["table6"],
-            "row": ["logit|bias_als"] * 3 + ["all"],
-            "column": ["rank", "medape", "coverage", "n_pairs"],
-            "ours": [1.0, 6.3, 1.0, 53211.0],
-            "paper": [7.0, 6.0, 1.0, 531498.0],
-            "source": ["grid", "grid", "grid", "section5"],
+            "table": ["table11"] * 3 + ["table6", "table7"],
+            "row": ["logit|bias_als"] * 3 + ["all", "H6|strong_neighbor_support"],
+            "column": ["rank", "medape", "coverage", "n_pairs", "medae_p"],
+            "ours": [1.0, 6.3, 1.0, 53211.0, 0.37],
+            "paper": [7.0, 6.0, 1.0, 531498.0, 0.035],
+            "source": ["grid", "grid", "grid", "section5", "hypotheses"],
         }
     )
-    cells = {"rel": 0.05, "abs": 0.0, "abs_by_column": {"rank": 2, "coverage": 0.01}}
+    cells = {"rel": 0.05, "abs": 0.0, "abs_by_column": {"rank": 2, "coverage": 0.01, "medae_p": 0.005}}
     slice_ = bp_judge(pvo, cells, settings=8, folds=3, seeds=2)
-    # the rank is among 8 settings (the paper's 84); the pair count is over 2 of the paper's 10 seeds
-    assert slice_.not_comparable.str.len().gt(0).tolist() == [True, False, False, True]
+    # the rank is among 8 settings (the paper's 84); the pair count and the p-value: 2 of its 10 seeds
+    assert slice_.not_comparable.str.len().gt(0).tolist() == [True, False, False, True, True]
     assert "8 settings" in slice_.not_comparable[0] and "84" in slice_.not_comparable[0]
     # MedAPE over 3 of 30 folds: 0.05 x 6 x sqrt(10) = 0.95 >= |6.3 - 6.0|
     assert slice_.within_tolerance.tolist()[1:3] == [True, True]
-    assert share_within(slice_) == (2, 2) and not_comparable(slice_) == 2
+    assert share_within(slice_) == (2, 2) and not_comparable(slice_) == 3
     full = bp_judge(pvo, cells, settings=84, folds=30, seeds=10)
     assert (full.not_comparable == "").all() and (full.tolerance_factor == 1.0).all()
-    plain = within_tolerance(pvo.ours, pvo.paper, pd.Series([2, 0.0, 0.01, 0.0]), 0.05)
+    plain = within_tolerance(pvo.ours, pvo.paper, pd.Series([2, 0.0, 0.01, 0.0, 0.005]), 0.05)
     assert full.within_tolerance.tolist() == plain.tolist()
 
 
