@@ -39,3 +39,13 @@ rule aggregate_data:
     """Ingest every aggregate (models x benchmarks) dataset of the catalog."""
     input:
         expand("results/data/{dataset}/scores.parquet", dataset=CATALOG.names("aggregate")),
+
+
+onsuccess:
+    # where the results are (README "What the default run produces"), when this run built the index
+    if Path("results/index.md").is_file() and any(job.rule.name == "index" for job in workflow.dag.jobs):
+        print(
+            "benchcast: results index: results/index.md (each study's paper-vs-ours count, tables and "
+            "figures); report: snakemake --report report.html",
+            file=sys.stderr,
+        )

@@ -26,7 +26,11 @@ class CFTasks(Study):
             f"own benchmarks are not mirrored); {words(cfg['splits'])} split{'s' if len(cfg['splits']) > 1 else ''}; "
             f"budget ratios {words([f'{r:g}' for r in cfg['ratios']])} (the paper: 0.1 to 0.5); "
             f"{of_the_paper(cfg['repeats'], 5, 'repeats')}; {len(cfg['methods'])} methods; CF's settings "
-            + ("tuned on the initial models" if cfg.get("tuning") else "as the config gives them (no tuning in this run)")
+            + (
+                "tuned on the initial models"
+                if cfg.get("tuning")
+                else "as the config gives them (no tuning in this run)"
+            )
         )
 
     def index(self) -> dict:
