@@ -102,7 +102,8 @@ def load_study(name):
     with its outputs, datasets, index entry and costs registered for the shared rules; whether the run
     is the study's full run (its own config file's) or a slice of it is the study's ``full_run``."""
     unit = study_registry()[name](study_config(name), CATALOG)
-    unit.full_run = unit.config == full_study_section(name)
+    full = full_study_section(name)
+    unit.full_run = None if full is None else unit.config == full
     STUDY_OUTPUTS[name] = unit.outputs()
     STUDY_DATASETS[name] = unit.datasets()
     entry = unit.index()
