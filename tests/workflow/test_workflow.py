@@ -131,9 +131,17 @@ def test_end_to_end_outputs(finished_run):
         "method",
         "ours",
         "paper",
+        "trials",
         "rel_tolerance",
         "within_tolerance",
+        "tolerance_factor",
+        "not_comparable",
+        "run",
     ]
+    # a slice of the full study, in words, with fewer trials than the paper's 100: a widened tolerance
+    ran_rows = pvo[pvo.ours.notna()]
+    assert ran_rows.run.str.startswith("a slice of the full study (config/misses_the_mark.yaml)").all()
+    assert ran_rows.tolerance_factor.tolist() == pytest.approx(((100 / ran_rows.trials) ** 0.5).tolist(), abs=1e-4)
     # every configured cell has ours; the paper's cells for data we did not run stay, with ours empty
     ran = pvo[pvo.dataset.isin(["toy_a", "toy_b"])]
     assert len(ran) == 2 * 2 * 11 and ran.ours.notna().all()

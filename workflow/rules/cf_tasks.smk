@@ -187,6 +187,7 @@ rule cf_tables:
         cells=[(c.matrix, c.split, c.method, c.ratio) for c in CF_JOBS.cells],
         bases=CF_JOBS.bases,
         claims=CF["claims"],
+        run=CF_STUDY.run_words(),
     group: CF_REPORT_GROUP
     resources:
         **JOB_RESOURCES.of("cf_tables"),

@@ -17,7 +17,9 @@ from benchcast.errors import ConfigError, did_you_mean  # noqa: E402
 from benchcast.studies import registry as study_registry  # noqa: E402
 from benchcast.workflow.resources import JobResources, slurm_nice  # noqa: E402
 from benchcast.data.item_level import dataset_tables  # noqa: E402
-from benchcast.workflow.support import exit_without_idle_tail, included_files, rename_old_config, resolve_includes  # noqa: E402
+from benchcast.workflow.support import (  # noqa: E402
+    deep_update, exit_without_idle_tail, included_files, rename_old_config, resolve_includes,
+)
 from benchcast.workflow.config_check import (  # noqa: E402
     ConfigSources, check_top_level, check_url_template, load_schema, located, validate,
 )
@@ -104,13 +106,29 @@ def study_config(study):
     return section
 
 
+def full_study_section(name):
+    """config[name] as a run of the study's own config file would have it (the default config, then
+    that file, merged key by key; validated, defaults filled in), or None when it has none."""
+    path = study_registry()[name].config_path()
+    if not path or not (Path(workflow.basedir) / path).is_file():
+        return None
+    merged = load_configfile(Path(workflow.basedir) / "config" / "config.yaml")
+    deep_update(merged, load_configfile(Path(workflow.basedir) / path))
+    section = merged.get(name, {})
+    validate(section, load_schema(SCHEMAS / f"{name}.schema.yaml"), name, ConfigSources.from_run([Path(workflow.basedir) / path], [], [], {}))
+    return section
+
+
 def load_study(name):
     """The study ``name`` for this run (its benchcast.studies.Study, built on its validated config),
-    with its outputs, datasets, index entry and costs registered for the shared rules."""
+    with its outputs, datasets, index entry and costs registered for the shared rules; whether the run
+    is the study's full run (its own config file's) or a slice of it is the study's ``full_run``."""
     try:
         unit = study_registry()[name](study_config(name), CATALOG)
     except ConfigError as exc:  # its key's file (or --config) in front
         raise located(exc, CONFIG_SOURCES) from None
+    full = full_study_section(name)
+    unit.full_run = None if full is None else unit.config == full
     STUDY_OUTPUTS[name] = unit.outputs()
     STUDY_DATASETS[name] = unit.datasets()
     entry = unit.index()

@@ -77,6 +77,7 @@ rule mdad_tables:
         tolerance=MDAD["tolerance"],
         table3=MDAD["table3"],
         sensitivity=MDAD["sensitivity"],
+        run=MDAD_STUDY.run_words(),
         selectors=MDAD_JOBS.selectors,
         paper_files=MDAD_PAPER,
     group: MDAD_REPORT_GROUP

@@ -211,6 +211,8 @@ rule mtm_tables:
         timing_cells=MTM_CELLS,
         table2_dataset=MTM_FIG5,
         tolerance=MTM["tolerance"],
+        compare_as=MTM_JOBS.compare_as,
+        run=MTM_STUDY.run_words(),
     group: MTM_REPORT_GROUP
     resources:
         **JOB_RESOURCES.of("mtm_tables"),

@@ -131,6 +131,7 @@ rule tb_tables:
         ablations=TB["ablations"],
         figures={fig: TB_JOBS.figure_points(fig) for fig in TB["figures"]},
         tolerance=TB["tolerance"],
+        run=TB_STUDY.run_words(),
     group: TB_REPORT_GROUP
     resources:
         **JOB_RESOURCES.of("tb_tables"),

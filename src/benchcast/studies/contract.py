@@ -49,6 +49,10 @@ class Study:
     #: its jobs (``jobs.Jobs``: the jobs a config asks for), built on the config as :attr:`jobs`
     jobs_class: ClassVar[type | None] = None
 
+    #: whether this run is the study's full run (its config file's section) or a slice of it; None:
+    #: not known (the workflow sets it, ``workflow/rules/common.smk``)
+    full_run: bool | None = None
+
     def __init__(self, config: Mapping[str, Any], catalog: Catalog):
         self.config = config
         self.catalog = catalog
@@ -72,6 +76,21 @@ class Study:
             raise NotImplementedError(f"study {self.name}: say its outputs (or give it a jobs_class)")
         return self.jobs.final_outputs()
 
+    def scope(self) -> str:
+        """What this run of the study covers, in words (datasets, trials, budgets, methods), for the
+        index and the paper-vs-ours tables; the paper's own extent beside each where it differs."""
+        return ""
+
+    def run_words(self) -> str:
+        """ "a slice of the full study (config/S.yaml): <scope>" or "the full study (...): <scope>"."""
+        where = self.config_path()
+        if self.full_run is None or not where:
+            head = "this run"
+        else:
+            head = f"{'the full study' if self.full_run else 'a slice of the full study'} ({where})"
+        scope = self.scope()
+        return f"{head}: {scope}" if scope else head
+
     def index(self) -> dict | None:
         """Its entry of ``results/index.md`` (:mod:`benchcast.workflow.paper_index`), or None:
         ``{"title", "paper", "tolerance", "paper_vs_ours", "sections": [[section, [path, ...]]]}``."""
@@ -82,10 +101,12 @@ class Study:
         return {}
 
     def index_entry(self, tolerance: str, paper_vs_ours: str, sections: list) -> dict:
-        """An :meth:`index` entry with this study's title and paper."""
+        """An :meth:`index` entry with this study's title, paper and :meth:`scope`."""
         return {
             "title": self.title,
             "paper": self.paper,
+            "scope": self.run_words(),
+            "slice": self.full_run is False,
             "tolerance": tolerance,
             "paper_vs_ours": paper_vs_ours,
             "sections": sections,

@@ -117,11 +117,11 @@ def exit_without_idle_tail() -> bool:
     return True
 
 
-def _deep_update(base: dict, over: dict) -> None:
+def deep_update(base: dict, over: dict) -> None:
     """``over`` into ``base`` in place: dicts merge key by key, anything else (lists too) replaces."""
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _deep_update(base[key], value)
+            deep_update(base[key], value)
         else:
             base[key] = copy.deepcopy(value)
 
@@ -199,7 +199,7 @@ def resolve_includes(defaults: dict, overrides: dict, root: Path) -> dict | None
             raise ConfigError(f"config include: {name} is not a mapping of config keys")
         if "include" in content:
             raise ConfigError(f"config include: {name} includes other files itself; list them all in one include:")
-        _deep_update(merged, content)
-    _deep_update(merged, overrides)
+        deep_update(merged, content)
+    deep_update(merged, overrides)
     merged.pop("include")
     return merged

@@ -62,8 +62,9 @@ def test_index_links_sections_and_reports_shares():
         "beta": pd.DataFrame({"ours": [1.0], "paper": [1.0], "within_tolerance": [True]}),
     }
     text = render_index(["alpha", "beta"], ENTRIES, comparisons, "results/index.md")
-    assert "| [alpha](#alpha) | Alpha paper | 2 | 1 | 50.0% |" in text
-    assert "| [beta](#beta) | Beta paper | 1 | 1 | 100.0% |" in text
+    # without a run description (no "slice" key) the run column is blank; no not-comparable numbers
+    assert "| [alpha](#alpha) | Alpha paper |  | 2 | 1 | 50.0% | 0 |" in text
+    assert "| [beta](#beta) | Beta paper |  | 1 | 1 | 100.0% | 0 |" in text
     # links are relative to the index's folder
     assert "| Section 1, Table 1 | [table1.md](tables/alpha/table1.md), [f.png](figures/alpha/f.png) |" in text
     assert text.index("## alpha") < text.index("## beta")

@@ -12,6 +12,7 @@ write_tables(
         "table3": p.table3,
         "sensitivity": p.sensitivity,
         "selectors": p.selectors,
+        "run": p.run,
     },
     p.paper_files,
     snakemake.input.paper_runtime,

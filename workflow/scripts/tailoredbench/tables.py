@@ -14,4 +14,5 @@ write_outputs(
     {k: dict(v) for k, v in p.tolerance.items()},
     dict(snakemake.output.items()),
     log,
+    run=p.run,
 )

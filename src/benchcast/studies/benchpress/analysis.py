@@ -17,6 +17,7 @@ and :mod:`.reliability_study` (Section 6); this module re-exports them for the w
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,8 @@ from benchcast.completion.pipeline import predict_scores
 from benchcast.completion.transforms import TRANSFORM_LABELS, TRANSFORMS, get_transform
 from benchcast.data.aggregate import load_score_matrix
 from benchcast.errors import ConfigError, DataError, check_keywords, did_you_mean
+from benchcast.output.comparison import finish, mark_not_comparable, trial_factor
+from benchcast.output.tables import within_tolerance
 from benchcast.studies.benchpress.matrix_description import (  # noqa: F401
     geometry_paper_vs_ours,
     matrix_composition,
@@ -359,3 +362,61 @@ def validate_grid_config(transforms: list[str], methods: list[dict]) -> list[tup
         for t in transforms:
             out.append((t, m["name"], [dict(g) for g in grid]))
     return out
+
+
+#: the paper's grid and samples: 84 settings, 30 held-out folds, 10 seeds of the seeded procedures
+PAPER_SETTINGS, PAPER_FOLDS, PAPER_SEEDS = 84, 30, 10
+#: the sources (outputs) of paper_vs_ours whose numbers come from the held-out folds / from seeds
+FOLD_SOURCES = ("grid", "reliability", "predictability")
+SEED_SOURCES = ("section5", "hypotheses")
+
+
+def judge(
+    pvo: pd.DataFrame,
+    cells: Mapping,
+    settings: int = PAPER_SETTINGS,
+    folds: int = PAPER_FOLDS,
+    seeds: int = PAPER_SEEDS,
+) -> pd.DataFrame:
+    """``pvo`` (:func:`combined_paper_vs_ours`) with ``abs_tolerance``, ``within_tolerance``,
+    ``tolerance_factor`` and ``not_comparable``: ``|ours - paper| <= max(abs, rel x |paper|) x factor``
+    (``cells``: config ``benchpress.tolerance.cells``). A run of fewer folds or seeds than the
+    paper's is a slice: the numbers from the folds (Table 11, Section 6.2, Appendix E) widen by
+    sqrt(30 / folds), those of the seeded procedures (Section 5, the hypothesis tests) by
+    sqrt(10 / seeds) (``seeds``: the smallest seed count of the run); their counts (``n_*``) are
+    counts over a smaller sample, the hypothesis tests' p-values (Tables 7-8) are p-values of noisier
+    outcomes (a p-value is no mean: with the paper's 10 seeds our slice's misses there are
+    reproduced) and Table 11's ranks are among fewer settings than the paper's 84: those are not
+    comparable. A full run (84 settings, 30 folds, 10 seeds) is judged as before."""
+    out = pvo.copy()
+    source = out["source"] if "source" in out else pd.Series("", index=out.index)
+    by_folds = source.isin(FOLD_SOURCES).to_numpy()
+    by_seeds = source.isin(SEED_SOURCES).to_numpy()
+    factor = np.where(by_folds, trial_factor(PAPER_FOLDS, folds), 1.0)
+    factor = np.where(by_seeds, trial_factor(PAPER_SEEDS, seeds), factor)
+    out["abs_tolerance"] = out["column"].map(cells["abs_by_column"]).fillna(cells["abs"]).astype(float)
+    out["within_tolerance"] = within_tolerance(
+        out.ours, out.paper, out.abs_tolerance * factor, cells["rel"] * factor
+    ).astype(object)
+    if settings < PAPER_SETTINGS:
+        out = mark_not_comparable(
+            out,
+            (out["table"] == "table11") & (out["column"] == "rank"),
+            f"a rank among this run's {settings} settings; the paper ranks its {PAPER_SETTINGS}",
+        )
+    sample = [
+        f"{folds} of the paper's {PAPER_FOLDS} folds" if folds < PAPER_FOLDS else "",
+        f"{seeds} of its {PAPER_SEEDS} seeds" if seeds < PAPER_SEEDS else "",
+    ]
+    if seeds < PAPER_SEEDS:
+        out = mark_not_comparable(
+            out,
+            source == "hypotheses",
+            f"a p-value of outcomes over {seeds} of the paper's {PAPER_SEEDS} seeds (a p-value is not a mean)",
+        )
+    out = mark_not_comparable(
+        out,
+        out["column"].astype(str).str.startswith("n_") & (factor > 1),
+        "a count over this run's smaller sample (" + " and ".join(x for x in sample if x) + ")",
+    )
+    return finish(out, factor)

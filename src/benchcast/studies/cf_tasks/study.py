@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from benchcast.output.comparison import of_the_paper, words
 from benchcast.studies.cf_tasks.jobs import RUN_GROUP, Jobs
 from benchcast.studies.contract import Study
 
@@ -14,6 +15,23 @@ class CFTasks(Study):
     # its run, tune and prefit jobs take 7 s on average
     job_groups = {RUN_GROUP: 8}
     jobs_class = Jobs
+
+    def scope(self) -> str:
+        cfg = self.config
+        matrices = [
+            f"{m} ({words([self.catalog[d].title for d in spec['datasets']])})" for m, spec in cfg["matrices"].items()
+        ]
+        return (
+            f"{len(matrices)} task matri{'ces' if len(matrices) > 1 else 'x'}: {'; '.join(matrices)} (the paper's "
+            f"own benchmarks are not mirrored); {words(cfg['splits'])} split{'s' if len(cfg['splits']) > 1 else ''}; "
+            f"budget ratios {words([f'{r:g}' for r in cfg['ratios']])} (the paper: 0.1 to 0.5); "
+            f"{of_the_paper(cfg['repeats'], 5, 'repeats')}; {len(cfg['methods'])} methods; CF's settings "
+            + (
+                "tuned on the initial models"
+                if cfg.get("tuning")
+                else "as the config gives them (no tuning in this run)"
+            )
+        )
 
     def index(self) -> dict:
         tables, figures, tuning = self.jobs.tables(), self.jobs.figures(), self.jobs.tuning_outputs()

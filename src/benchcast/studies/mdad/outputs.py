@@ -23,7 +23,7 @@ from benchcast.studies.mdad.summaries import cross_paper, cross_paper_summary, t
 
 COMPARISON_COLUMNS = [
     "dataset", "table", "method", "n_source", "split", "k", "ours", "paper", "diff", "tolerance", "within_tolerance",
-    "trial_lower", "trial_upper",
+    "tolerance_factor", "not_comparable", "trials", "trial_lower", "trial_upper",
 ]  # fmt: skip
 
 
@@ -87,6 +87,8 @@ def write_tables(
         if comparisons
         else pd.DataFrame(columns=COMPARISON_COLUMNS)
     )
+    if settings.get("run") is not None:
+        comparison["run"] = settings["run"]
     # the paper's seconds per trial (300 sources) on each of its benchmarks, beside ours
     paper = pd.read_csv(paper_runtime).pivot(index="method", columns="benchmark", values="seconds_per_trial")
     table2 = pd.DataFrame(runtime).merge(paper.add_prefix("paper_").reset_index(), on="method", how="left")

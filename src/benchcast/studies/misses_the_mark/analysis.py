@@ -6,13 +6,15 @@ outputs are tidy DataFrames that the workflow writes as CSV/Markdown and plots.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from benchcast.data.item_level import ResponseMatrix
-from benchcast.output.tables import to_markdown
+from benchcast.output.comparison import finish, trial_factor
+from benchcast.output.tables import to_markdown, within_tolerance
 from benchcast.stats.metrics import estimation_gap, model_similarity, normalized_gap, rank_agreement, reduction
 from benchcast.trials.runner import splits_by_trial
 
@@ -67,6 +69,10 @@ DATASET_ORDER = [
     "imagenet",
 ]
 BASELINE = "random_sampling"
+#: the paper's protocol: 100 trials per experiment (Section 3), budgets 50, 100 and 200, 19 benchmarks
+PAPER_TRIALS = 100
+PAPER_BUDGETS = (50, 100, 200)
+PAPER_DATASETS = 19
 
 
 def _order(values, order):
@@ -314,9 +320,36 @@ def similarity_bins(pt: pd.DataFrame, edges: np.ndarray) -> pd.DataFrame:
     )
 
 
-def paper_vs_ours(cells: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
-    """One row per (dataset, split, n, method) the paper reports or we ran: ``ours`` vs ``paper`` gap (%)."""
+def paper_vs_ours(
+    cells: pd.DataFrame, paper: pd.DataFrame, compare_as: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """One row per (dataset, split, n, method) the paper reports or we ran: ``ours`` vs ``paper`` gap (%)
+    and ``trials`` (ours). ``compare_as`` maps a method label of ours to the paper's method it stands
+    for (``{"pca_k2": "pca"}``); such a row keeps our label and names the paper's in ``paper_method``."""
+    compare_as = dict(compare_as or {})
     p = paper[paper.dataset != "average"][["dataset", "split", "n", "method", "gap"]].rename(columns={"gap": "paper"})
-    o = cells[["dataset", "split", "n", "method", "gap"]].rename(columns={"gap": "ours"})
-    out = p.merge(o, how="outer", on=["dataset", "split", "n", "method"])
-    return sort_cells(out)[["dataset", "split", "n", "method", "ours", "paper"]]
+    o = cells[["dataset", "split", "n", "method", "gap", "trials"]].rename(columns={"gap": "ours"})
+    o["paper_method"] = o["method"].map(lambda m: compare_as.get(m, m))
+    p = p.rename(columns={"method": "paper_method"})
+    out = p.merge(o, how="outer", on=["dataset", "split", "n", "paper_method"])
+    out["method"] = out["method"].fillna(out["paper_method"])
+    cols = ["dataset", "split", "n", "method", "ours", "paper", "trials"]
+    if compare_as:
+        cols.append("paper_method")
+    return sort_cells(out)[cols]
+
+
+def judge(comparison: pd.DataFrame, tolerance: Mapping) -> pd.DataFrame:
+    """:func:`paper_vs_ours` with ``rel_tolerance`` and ``within_tolerance``: ``|ours - paper| <=
+    max(abs, rel x paper) x factor`` (``tolerance``: config ``misses_the_mark.tolerance``; ``rel`` per
+    paper method from ``rel_by_method``), where the factor widens it for a cell of fewer trials than
+    the paper's :data:`PAPER_TRIALS` (:func:`benchcast.output.comparison.trial_factor`; 1 at 100)."""
+    out = comparison.copy()
+    rel_by_method = tolerance.get("rel_by_method", {})
+    judged_as = out["paper_method"] if "paper_method" in out else out["method"]
+    factor = trial_factor(PAPER_TRIALS, out["trials"].fillna(PAPER_TRIALS).to_numpy())
+    out["rel_tolerance"] = judged_as.map(lambda m: rel_by_method.get(m, tolerance["rel"])).astype(float)
+    out["within_tolerance"] = within_tolerance(
+        out.ours, out.paper, tolerance["abs"] * factor, out.rel_tolerance * factor
+    )
+    return finish(out, factor)

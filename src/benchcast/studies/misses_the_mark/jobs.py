@@ -74,6 +74,7 @@ class Jobs:
     config: Mapping
     catalog: Catalog
     method_name: dict[str, str] = field(init=False)
+    compare_as: dict[str, str] = field(init=False)
     _method_params: dict[str, dict] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -90,6 +91,14 @@ class Jobs:
                 f"config misses_the_mark.trials_by_method: {', '.join(unknown)} is not a configured "
                 f"method label ({', '.join(labels)})"
             )
+        #: label -> the paper's method it is compared with, where a method entry names one
+        self.compare_as = {m.get("label", m["name"]): m["paper_method"] for m in cfg["methods"] if "paper_method" in m}
+        for label, paper_method in self.compare_as.items():
+            if paper_method in labels:
+                raise ConfigError(
+                    f"config misses_the_mark.methods: {label} has paper_method '{paper_method}', which the run also "
+                    f"runs under its own label. Fix: drop one of them"
+                )
         for label, name in self.method_name.items():  # names and settings, before any job runs
             params = {k: v for k, v in self._method_params[label].items() if k != "max_trials"}  # the runner's
             where = "config misses_the_mark.methods" + (f" (label {label})" if label != name else "")

@@ -17,10 +17,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchcast.output.comparison import finish, trial_factor
 from benchcast.output.tables import within_tolerance
 from benchcast.stats.metrics import kendall_tau
 
 METRICS = ("tau", "mae")
+#: the paper's runs per setting (Section 4.1)
+PAPER_RUNS = 100
 
 
 def pairwise_accuracy(estimate: np.ndarray, truth: np.ndarray) -> float:
@@ -102,30 +105,35 @@ def z_tests(per_run: pd.DataFrame, ours: str, others: Mapping[str, str]) -> pd.D
 def paper_vs_ours(
     tables: Mapping[str, pd.DataFrame], paper: pd.DataFrame, tolerance: Mapping[str, Mapping[str, float]]
 ) -> pd.DataFrame:
-    """``table, row, column, ours, paper, tolerance, diff, within_tolerance`` for every paper cell (``column`` =
-    ``<metric>@<budget>``); ``tables`` maps a table name to ours in the :func:`table6` /
-    :func:`ablation` layout (row label in ``method`` or ``row``); ``tolerance[table]`` (or
-    ``tolerance["default"]``) gives the largest ``|ours - paper|`` per metric."""
+    """``table, row, column, ours, paper, runs, tolerance, diff, within_tolerance, tolerance_factor,
+    not_comparable`` for every paper cell (``column`` = ``<metric>@<budget>``); ``tables`` maps a
+    table name to ours in the :func:`table6` / :func:`ablation` layout (row label in ``method`` or
+    ``row``); ``tolerance[table]`` (or ``tolerance["default"]``) gives the largest ``|ours - paper|``
+    per metric, widened when a cell has fewer runs than the paper's :data:`PAPER_RUNS`
+    (:func:`benchcast.output.comparison.trial_factor`)."""
     rows = []
     for cell in paper.itertuples(index=False):
-        ours = np.nan
+        ours, runs = np.nan, np.nan
         table = tables.get(cell.table)
         if table is not None:
             label = "method" if "method" in table else "row"
             hit = table[(table[label] == cell.row) & (table["budget"] == cell.budget)]
             if len(hit):
-                ours = float(hit[cell.metric].iloc[0])
+                ours, runs = float(hit[cell.metric].iloc[0]), float(hit["runs"].iloc[0])
         tol = tolerance.get(cell.table, tolerance["default"])[cell.metric]
-        rows.append((cell.table, cell.row, f"{cell.metric}@{cell.budget}", ours, float(cell.value), tol))
-    out = pd.DataFrame(rows, columns=["table", "row", "column", "ours", "paper", "tolerance"])
+        rows.append((cell.table, cell.row, f"{cell.metric}@{cell.budget}", ours, float(cell.value), runs, tol))
+    out = pd.DataFrame(rows, columns=["table", "row", "column", "ours", "paper", "runs", "tolerance"])
+    factor = trial_factor(PAPER_RUNS, out["runs"].fillna(PAPER_RUNS).to_numpy())
+    out["tolerance"] = out["tolerance"] * factor
     out["diff"] = out.ours - out.paper
     out["within_tolerance"] = within_tolerance(out.ours, out.paper, out.tolerance, 0.0)
-    return out
+    return finish(out, factor)
 
 
 def acceptance_summary(comparison: pd.DataFrame) -> pd.DataFrame:
-    """Per table: cells, cells within tolerance, their share."""
-    g = comparison.groupby("table", sort=False)["within_tolerance"]
+    """Per table this run compares: cells (with ours), cells within tolerance, their share."""
+    ran = comparison[comparison["ours"].notna()]
+    g = ran.groupby("table", sort=False)["within_tolerance"]
     out = pd.DataFrame({"cells": g.size(), "within": g.sum().astype(int)})
     out["share"] = out.within / out.cells
     return out.reset_index()

@@ -36,9 +36,11 @@ def write_outputs(
     tolerance: Mapping[str, Mapping[str, float]],
     outputs: Mapping[str, str],
     log: Callable[[str], None] = print,
+    run: str | None = None,
 ) -> None:
     """``outputs`` maps each table name (table6, the ablations, z_test, summary, paper_vs_ours,
-    acceptance_summary) to its CSV and each figure name to its PNG."""
+    acceptance_summary) to its CSV and each figure name to its PNG; ``run``, the run in words (a slice
+    or the full study), goes into paper_vs_ours's ``run`` column."""
     summary = analysis.summarize(per_run)
     tables = {"table6": analysis.table6(summary, table6_rows)}
     for name, spec in ablations.items():
@@ -47,6 +49,8 @@ def write_outputs(
     others = {m: s for m, s in table6_rows.items() if m != "tailoredbench"}
     z = analysis.z_tests(per_run, ours_setting, others) if ours_setting else pd.DataFrame()
     comparison = analysis.paper_vs_ours(tables, paper, tolerance)
+    if run is not None:
+        comparison["run"] = run
     for name, table in {**tables, "z_test": z, "summary": summary, "paper_vs_ours": comparison}.items():
         write_table(table, outputs[name])
     accept = analysis.acceptance_summary(comparison)
