@@ -17,13 +17,16 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchcast.studies import registry
+
 # a job outside a group at column 0, its fields at 4; a job inside a "Group job" block (dry runs
 # show the rules' groups) 4 more
 _RULE = re.compile(r"^(?: {4})?rule (\w+):$")
 _FIELD = re.compile(r"^ {4}(?: {4})?(input|output|jobid|benchmark|wildcards|resources): (.*)$")
 _GROUP = re.compile(r"Group job \S+ \(jobs in lexicogr\. order\):$")
-#: rules whose jobs only collect inputs: Snakemake runs them in its own process (never via sbatch)
-TARGET_RULES = frozenset({"all", "data", "aggregate_data", "misses_the_mark", "benchpress", "irt_validation"})
+#: rules whose jobs only collect inputs: Snakemake runs them in its own process (never via sbatch):
+#: the workflow's own and each study's target rule (named after the study)
+TARGET_RULES = frozenset({"all", "data", "aggregate_data", *registry()})
 
 
 @dataclass
