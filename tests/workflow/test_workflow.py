@@ -20,6 +20,8 @@ import yaml
 from helpers import REPO, snakemake
 from simdata import irt_responses
 
+from benchcast.workflow.dag import parse_dry_run
+
 pytestmark = pytest.mark.e2e
 
 
@@ -256,16 +258,14 @@ def test_longest_jobs_are_scheduled_first(finished_run):
     # started last would be a run's tail on few cores
     out = snakemake(finished_run, "-n", "--forceall", "--cores", "1").stdout
     priority = {}
-    for block in out.split("\n\n"):
-        wc = [ln.split("wildcards:")[1].strip() for ln in block.splitlines() if "wildcards:" in ln]
-        if wc and ("rule mtm_run:" in block or "rule mtm_prefit:" in block):
-            pr = [int(ln.split("priority:")[1]) for ln in block.splitlines() if "priority:" in ln]
+    for job in parse_dry_run(out):
+        if job.rule in ("mtm_run", "mtm_prefit"):
             key = (
-                ("irt" if "fit=irt" in wc[0] else "lasso_path")
-                if "rule mtm_prefit:" in block
-                else wc[0].split("method=")[1].split(",")[0]
+                ("irt" if job.wildcards["fit"] == "irt" else "lasso_path")
+                if job.rule == "mtm_prefit"
+                else job.wildcards["method"]
             )
-            priority.setdefault(key, set()).add(pr[0] if pr else 0)
+            priority.setdefault(key, set()).add(job.priority)
     assert priority["irt"] == {10}
     assert priority["lasso_path"] == {5}  # Lasso's run jobs wait on their path job
     assert priority["random_search_learn"] == {6}  # n = 10: below the budgets that add to it

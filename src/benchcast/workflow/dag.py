@@ -22,7 +22,7 @@ from benchcast.studies import registry
 # a job outside a group at column 0, its fields at 4; a job inside a "Group job" block (dry runs
 # show the rules' groups) 4 more
 _RULE = re.compile(r"^(?: {4})?rule (\w+):$")
-_FIELD = re.compile(r"^ {4}(?: {4})?(input|output|jobid|benchmark|wildcards|resources): (.*)$")
+_FIELD = re.compile(r"^ {4}(?: {4})?(input|output|jobid|benchmark|wildcards|resources|priority): (.*)$")
 _GROUP = re.compile(r"Group job \S+ \(jobs in lexicogr\. order\):$")
 #: rules whose jobs only collect inputs: Snakemake runs them in its own process (never via sbatch):
 #: the workflow's own and each study's target rule (named after the study)
@@ -41,6 +41,8 @@ class PlannedJob:
     group: int | None = None
     #: its resources as the dry run prints them (``mem_mb`` -> ``"700"``)
     resources: dict[str, str] = field(default_factory=dict)
+    #: its scheduling priority (the rule's ``priority:``; 0 when the dry run prints none)
+    priority: int = 0
     #: its Snakemake ``priority`` (0 unless the rule sets one)
     priority: int = 0
 
