@@ -33,13 +33,9 @@ HELDOUT_COLUMNS = ("dataset", "method", "budget", "models", "coverage", "mean_wi
 
 def source(path: Path, rows: int) -> dict:
     stamp = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    shown = path.resolve().relative_to(REPO) if path.resolve().is_relative_to(REPO) else path.resolve()
-    return {
-        "file": shown.as_posix(),
-        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        "rows": rows,
-        "modified": stamp,
-    }
+    inside = path.resolve().is_relative_to(REPO)  # a path outside the repository means nothing to a reader
+    shown = path.resolve().relative_to(REPO).as_posix() if inside else f"<outside the repository>/{path.name}"
+    return {"file": shown, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "rows": rows, "modified": stamp}
 
 
 def facts(tables: Path, level: float, command: str) -> dict:
@@ -88,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--level", type=float, default=0.9, help="the level of the test's intervals (default 0.9)")
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"the file to write (default {DEFAULT_OUT})")
     args = parser.parse_args(argv)
-    command = shlex.join(["python", "scripts/method_facts.py", *(sys.argv[1:] if argv is None else argv)])
+    given = sys.argv[1:] if argv is None else argv
+    shown = [a if not Path(a).is_absolute() else "<outside the repository>" for a in given]
+    command = shlex.join(["python", "scripts/method_facts.py", *shown])
     doc = facts(Path(args.tables), args.level, command)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
