@@ -16,8 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchcast.cli.common import add_data_dir, add_listing, print_listing
-
-DEFAULT_CATALOG = "config/catalog.yaml"
+from benchcast.new_model.leaderboard import CATALOG as DEFAULT_CATALOG
 
 
 def add_parser(sub) -> None:

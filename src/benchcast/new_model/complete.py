@@ -43,6 +43,7 @@ from benchcast.completion.reliability import (
     trust_calibration,
 )
 from benchcast.completion.transforms import percentage_columns
+from benchcast.data.io import write_text_atomic
 from benchcast.errors import DataError
 
 __all__ = [
@@ -145,9 +146,7 @@ class DeployedReliability:
 
     def to_json(self, path: str | Path) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(path).with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.__dict__, indent=1, sort_keys=True))
-        tmp.replace(path)
+        write_text_atomic(path, json.dumps(self.__dict__, indent=1, sort_keys=True))
 
     @classmethod
     def from_json(cls, path: str | Path) -> DeployedReliability:
