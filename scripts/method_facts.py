@@ -4,12 +4,12 @@ new-model intervals (`snakemake heldout_intervals --cores all --configfile confi
 
 Reads ``<tables>/heldout.csv`` (dataset, method, budget, models, coverage, mean_width,
 conformal_coverage, conformal_width, mae) and, where it is there, ``<tables>/speed.csv`` (fit_seconds,
-calibration_seconds), and writes ``src/benchcast/cli/method_facts.json`` (package data) with a
+calibration_seconds), and writes ``src/benchcast/new_model/method_facts.json`` (package data) with a
 ``provenance`` block: each source file's path, sha256, rows and modification time, the date, the
 interval level and this command. The only way that file is made: rerun this after the test has run.
 
 Usage: python scripts/method_facts.py [--tables results/tables/heldout_intervals] [--level 0.9]
-       [--out src/benchcast/cli/method_facts.json]
+       [--out src/benchcast/new_model/method_facts.json]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_TABLES = "results/tables/heldout_intervals"
-DEFAULT_OUT = "src/benchcast/cli/method_facts.json"
+DEFAULT_OUT = "src/benchcast/new_model/method_facts.json"
 RUN_TEST = "snakemake heldout_intervals --cores all --configfile config/heldout_intervals.yaml"
 HELDOUT_COLUMNS = ("dataset", "method", "budget", "models", "coverage", "mean_width", "mae")
 

@@ -62,6 +62,20 @@ def add_item_level(p) -> None:
         default=DEFAULT_FOLDS,
         help=f"folds of models calibrating the intervals (default {DEFAULT_FOLDS})",
     )
+    p.add_argument(
+        "--cores",
+        type=positive_int,
+        default=None,
+        help="processes calibrating a fit the first call builds (default: every core this process may use); "
+        "the fit is the same whatever the number",
+    )
+
+
+def cores(args) -> int:
+    """``--cores``, or every core this process may use."""
+    from benchcast.new_model.fits import available_cores
+
+    return args.cores or available_cores()
 
 
 def check_out(path: str | None, example: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from benchcast.cli.common import add_item_level, check_out, harness_logs, json_params, log, read_given
+from benchcast.cli.common import add_item_level, check_out, cores, harness_logs, json_params, log, read_given
 from benchcast.data.io import write_text_atomic
 from benchcast.errors import ConfigError
 
@@ -56,6 +56,7 @@ def run(args) -> int:
         seed=args.seed,
         folds=args.folds,
         log=log,
+        cores=cores(args),
     )
     result.update(_display(board, result))
     if args.out:

@@ -1,8 +1,8 @@
 """``benchcast methods``: the item-level methods ``select`` and ``estimate`` take (``--method``), with
 what each needs (a shared prefit, the items' subtasks, answers in rounds, a smallest budget) and,
 where the held-out test of the new-model intervals measured it, the seconds of its first fit and its
-MAE and interval coverage per budget. The measured figures come from ``method_facts.json`` beside
-this module, which ``scripts/method_facts.py`` writes from the test's tables and which records their
+MAE and interval coverage per budget. The measured figures come from ``method_facts.json``
+(:mod:`benchcast.new_model.facts`), which ``scripts/method_facts.py`` writes from the test's tables and which records their
 provenance (file, sha256, date, command).
 
 ::
@@ -14,7 +14,6 @@ provenance (file, sha256, date, command).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 
@@ -22,9 +21,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast.cli.common import add_listing, print_listing
-
-#: the measured facts (package data; ``python scripts/method_facts.py`` writes it)
-FACTS = "method_facts.json"
+from benchcast.new_model.facts import load_facts
 
 
 def summary(doc: str | None, width: int = 72) -> str:
@@ -45,16 +42,6 @@ def add_parser(sub) -> None:
         "--dataset", help="the held-out figures of this dataset only (default: the mean over the datasets measured)"
     )
     add_listing(m)
-
-
-def load_facts() -> dict:
-    """The measured facts, or none (``methods`` empty) where the file is missing."""
-    from importlib.resources import files
-
-    try:
-        return json.loads(files("benchcast.cli").joinpath(FACTS).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {"provenance": None, "methods": {}}
 
 
 def measured(facts: dict, dataset: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -22,6 +22,7 @@ from benchcast.cli.common import (
     add_item_level,
     check_out,
     command_line,
+    cores,
     json_params,
     log,
     next_round_name,
@@ -77,6 +78,7 @@ def run(args) -> int:
         seed=args.seed,
         folds=args.folds,
         log=log,
+        cores=cores(args),
     )
     out, so_far = args.out, list(args.answers or [])
     items = sel.items.assign(score="")
@@ -112,7 +114,9 @@ def _run_lm_eval(args) -> int:
     board = load_leaderboard(args.dataset, args.data_dir)
     hmap = require_usable(harness_map(board))  # before any fit is built
     params = json_params(args.params)
-    board, fit = deployed(board, args.method, args.budget, params, args.data_dir, args.seed, args.folds, log)
+    board, fit = deployed(
+        board, args.method, args.budget, params, args.data_dir, args.seed, args.folds, log, cores(args)
+    )
     given = read_given(args, board)
     sel = next_items(board, fit, read_answers(given if given is not None else {}, board.matrix.item_ids))
     samples = samples_of(sel.items, hmap, board.matrix.item_ids)

@@ -11,6 +11,11 @@ import numpy as np
 from benchcast.errors import BudgetExceeded, ConfigError
 from benchcast.oracle import Oracle
 
+#: metadata of a dataclass field a stored fit leaves out (:func:`benchcast.new_model.state.write_state`
+#: stores its default): wall-clock seconds and the like, so that a fit's bytes do not depend on the
+#: machine that built it
+NOT_STORED = {"stored": False}
+
 
 class Method:
     """Estimate each target model's full-benchmark mean from at most ``budget`` of its items.

@@ -35,14 +35,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from benchcast import irt, seeding
 from benchcast.errors import ConfigError, DataError, did_you_mean
-from benchcast.methods.base import Method, Progress, check_budget, register
+from benchcast.methods.base import NOT_STORED, Method, Progress, check_budget, register
 from benchcast.methods.prefit import Prefit, register_prefit
 
 #: the IRT fitters (config key ``fitter``) and the keyword arguments each accepts
@@ -67,13 +67,14 @@ class IRTTrialFit:
     diff: np.ndarray  # (N,) item difficulties (py-irt convention: logit uses dims * diff)
     bias: float  # b: P-IRT's mean absolute held-out error on validation source models
     mean_variance: float  # mean over source models of Var_z s(f, z) (v = mean_variance / (4 n))
-    fit_seconds: float = 0.0  # the full source fit (P-IRT's training cost)
-    bias_seconds: float = 0.0  # the held-out refit for b (GP-IRT's extra training cost)
+    # wall-clock seconds are not part of a stored fit (its bytes must not depend on the machine)
+    fit_seconds: float = field(default=0.0, metadata=NOT_STORED)  # the full source fit (P-IRT's training cost)
+    bias_seconds: float = field(default=0.0, metadata=NOT_STORED)  # the held-out refit for b (GP-IRT's extra cost)
     shared_from: int | None = None  # the trial whose fit this is (fit_irt_trials shares identical source sets)
     #: k-means anchors and weights by budget (:func:`trial_anchors`), made once by the IRT job for
     #: both P-IRT and GP-IRT (same seed stream, so the same anchors); ``None``: made at fit
     anchors: dict[int, tuple[np.ndarray, np.ndarray]] | None = None
-    anchor_seconds: dict[int, float] | None = None  # their k-means seconds (training time, Table 2)
+    anchor_seconds: dict[int, float] | None = field(default=None, metadata=NOT_STORED)  # k-means seconds (Table 2)
 
     @property
     def dims(self) -> int:

@@ -23,6 +23,7 @@ from benchcast import seeding
 from benchcast.errors import ConfigError, DataError, did_you_mean
 from benchcast.methods import make_method
 from benchcast.new_model.answers import Answers, read_answers
+from benchcast.new_model.facts import first_fit_seconds
 from benchcast.new_model.fits import (
     DEFAULT_FOLDS,
     DeployedFit,
@@ -57,18 +58,35 @@ def deployed(
     seed: int = 0,
     folds: int = DEFAULT_FOLDS,
     log=print,
+    cores: int = 1,
 ) -> tuple[Leaderboard, DeployedFit]:
     """The leaderboard and the stored fit of ``method`` at ``budget``, built (and stored) first if
-    there is none for these settings."""
+    there is none for these settings, its calibration folds on ``cores`` processes."""
     check_method(method, params)
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
     fit = load_fit(board, method, params, budget, seed, data_dir, folds, log)
     if fit is None:
         t0 = time.perf_counter()
-        log(f"building the {method} fit at n={budget} on {board.key} (once; later calls read it)")
-        fit = build_fit(board, method, params, budget, seed, folds, data_dir, log)
+        log(build_plan(board, method, budget, folds, cores))
+        fit = build_fit(board, method, params, budget, seed, folds, data_dir, log, cores)
         log(f"built in {time.perf_counter() - t0:.1f}s: {fit.folder}")
     return board, fit
+
+
+def build_plan(board: Leaderboard, method: str, budget: int, folds: int, cores: int) -> str:
+    """What a first call builds and, where the held-out test measured it, about how long it takes."""
+    folds = min(int(folds), len(board.matrix.model_ids))
+    workers = max(1, min(int(cores), folds))
+    text = (
+        f"building the {method} fit at n={budget} on {board.key} (once; later calls read it): the fit on all "
+        f"{len(board.matrix.model_ids)} models, then {folds} calibration folds, {workers} at a time"
+    )
+    measured = first_fit_seconds(method, board.key, budget)
+    if measured is not None:
+        seconds, at = measured
+        about = seconds * (1 + folds / workers) / (1 + folds)  # the fit, then the folds side by side
+        text += f"; about {about:.0f}s (the held-out test's fit at n={at} took {seconds:.0f}s on one core)"
+    return text
 
 
 def check_method(method: str, params: dict | None) -> None:
@@ -130,9 +148,11 @@ def select(
     seed: int = 0,
     folds: int = DEFAULT_FOLDS,
     log=print,
+    cores: int = 1,
 ) -> Selection:
-    """The next items ``method`` asks a new model for (all of a static method's core set)."""
-    board, fit = deployed(dataset, method, budget, params, data_dir, seed, folds, log)
+    """The next items ``method`` asks a new model for (all of a static method's core set); a fit
+    built first calibrates on ``cores`` processes."""
+    board, fit = deployed(dataset, method, budget, params, data_dir, seed, folds, log, cores)
     return next_items(board, fit, read_answers(answers if answers is not None else {}, board.matrix.item_ids))
 
 
@@ -179,6 +199,7 @@ def estimate(
     seed: int = 0,
     folds: int = DEFAULT_FOLDS,
     log=print,
+    cores: int = 1,
 ) -> dict:
     """The full-benchmark score (0-1) of the model that gave ``answers``, with a ``level``
     interval and its rank among the leaderboard's models. ``budget`` defaults to the one the
@@ -191,7 +212,7 @@ def estimate(
     if budget is None:
         budget = _budget_of_selection(board, method, given, data_dir)
     _check_count(given, budget)
-    board, fit = deployed(board, method, budget, params, data_dir, seed, folds, log)
+    board, fit = deployed(board, method, budget, params, data_dir, seed, folds, log, cores)
     return estimate_from(board, fit, given, level, interval)
 
 

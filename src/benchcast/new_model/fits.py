@@ -21,7 +21,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import time
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,27 +112,106 @@ def fit_method(
     return m
 
 
-def calibrate(
-    board: Leaderboard, method: str, params: dict | None, budget: int, seed: int, folds: int, log=print
-) -> pd.DataFrame:
-    """Every model's estimate from the method fitted without the model's fold (module docstring)."""
-    scores, ids = board.matrix.scores, board.matrix.model_ids
-    n_models = scores.shape[0]
-    folds = min(int(folds), n_models)
-    if folds < 2:
-        raise ConfigError(f"calibration needs at least 2 folds of models, got {folds}")
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+@contextmanager
+def one_blas_thread():
+    """One BLAS/OpenMP thread for the fits inside: the floating-point reductions -- hence the fit's
+    bytes -- do not depend on the machine's cores, and small matrix products do not pay for threads
+    (GP-IRT's first MuSR fit took 87 s with two BLAS threads, 30 s with one, on 2 cores). SciPy's own
+    OpenBLAS is loaded first so that the limit reaches it."""
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield
+
+
+def fold_of_models(n_models: int, folds: int, seed: int) -> np.ndarray:
+    """Each model's calibration fold (0 .. folds - 1), from the ``deploy:folds`` stream."""
     fold_of = np.empty(n_models, dtype=np.int64)
     fold_of[seeding.rng(seed, 0, "deploy:folds").permutation(n_models)] = np.arange(n_models) % folds
-    rows = []
-    for k in range(folds):
-        held = np.flatnonzero(fold_of == k)
-        t0 = time.perf_counter()
-        m = fit_method(method, params, scores[fold_of != k], board.matrix.subtasks, budget, seed, k + 1)
-        for i in held:  # one model at a time: the estimate a new model gets
+    return fold_of
+
+
+def _calibration_fold(
+    scores: np.ndarray, ids, subtasks, fold_of: np.ndarray, k: int, method: str, params, budget: int, seed: int
+) -> tuple[list, float]:
+    """Calibration fold ``k``: the method fitted without the fold's models (trial ``k + 1``), then
+    each of them estimated alone, as a new model is. Its rows and seconds."""
+    t0 = time.perf_counter()
+    with one_blas_thread():
+        m = fit_method(method, params, scores[fold_of != k], subtasks, budget, seed, k + 1)
+        rows = []
+        for i in np.flatnonzero(fold_of == k):
             est = m.estimate(Oracle(scores[i : i + 1], budget), seeding.rng(seed, k + 1, estimate_stream(method)))
             rows.append((ids[i], k, float(np.asarray(est)[0]), float(scores[i].mean())))
-        log(f"calibration fold {k + 1} of {folds}: {len(held)} models, {time.perf_counter() - t0:.1f}s")
+    return rows, time.perf_counter() - t0
+
+
+def calibrate(
+    board: Leaderboard,
+    method: str,
+    params: dict | None,
+    budget: int,
+    seed: int,
+    folds: int,
+    log=print,
+    cores: int = 1,
+    first_seconds: float | None = None,
+) -> pd.DataFrame:
+    """Every model's estimate from the method fitted without the model's fold (module docstring).
+
+    ``cores`` > 1 fits the folds in that many processes (joblib's loky), each with one BLAS thread,
+    as every fold is in one process: the table is the same whatever ``cores``. ``first_seconds``
+    (the whole fit's seconds, when just measured) sizes the time-left estimate before a fold ends.
+    """
+    scores, ids, subtasks = board.matrix.scores, board.matrix.model_ids, board.matrix.subtasks
+    folds = min(int(folds), scores.shape[0])
+    if folds < 2:
+        raise ConfigError(f"calibration needs at least 2 folds of models, got {folds}")
+    fold_of = fold_of_models(scores.shape[0], folds, seed)
+    args = (scores, ids, subtasks, fold_of)
+    workers = max(1, min(int(cores), folds))
+    if first_seconds is not None and first_seconds * folds >= 5:
+        left = first_seconds * folds / workers
+        log(f"calibrating on {folds} folds of models, {workers} at a time: about {_duration(left)}")
+    if workers == 1:
+        done = ((k, _calibration_fold(*args, k, method, params, budget, seed)) for k in range(folds))
+    else:
+        from joblib import Parallel, delayed, parallel_config
+
+        def fold(k):
+            return k, _calibration_fold(*args, k, method, params, budget, seed)
+
+        with parallel_config(backend="loky", inner_max_num_threads=1):
+            done = Parallel(n_jobs=workers, return_as="generator_unordered", max_nbytes=None)(
+                delayed(fold)(k) for k in range(folds)
+            )
+    by_fold, took = {}, []
+    try:
+        for k, (rows, seconds) in done:
+            by_fold[k] = rows
+            took.append(seconds)
+            left = sum(took) / len(took) * (folds - len(by_fold)) / workers
+            tail = f", about {_duration(left)} left" if len(by_fold) < folds else ""
+            log(f"calibration fold {k + 1} of {folds}: {len(rows)} models, {seconds:.1f}s ({len(by_fold)} done{tail})")
+    finally:  # an interrupt: stop the workers here, without joblib's warning about the cancelled folds
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            done.close()
+    rows = [row for k in range(folds) for row in by_fold[k]]
     return pd.DataFrame(rows, columns=["model_id", "fold", "estimate", "truth"])
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f}s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 
 def build_fit(
@@ -141,12 +223,16 @@ def build_fit(
     folds: int = DEFAULT_FOLDS,
     data_dir: str | Path = "results",
     log=print,
+    cores: int = 1,
 ) -> DeployedFit:
-    """Fit ``method`` on every model of ``board``, calibrate it, and store both."""
+    """Fit ``method`` on every model of ``board``, calibrate it (on ``cores`` processes), and store
+    both. The stored bytes are the same whatever ``cores``: every fit runs with one BLAS thread."""
     t0 = time.perf_counter()
-    m = fit_method(method, params, board.matrix.scores, board.matrix.subtasks, budget, seed, 0)
+    with one_blas_thread():
+        m = fit_method(method, params, board.matrix.scores, board.matrix.subtasks, budget, seed, 0)
     fit_seconds = time.perf_counter() - t0
-    calibration = calibrate(board, method, params, budget, seed, folds, log)
+    log(f"fitted on all {len(board.matrix.model_ids)} models in {fit_seconds:.1f}s")
+    calibration = calibrate(board, method, params, budget, seed, folds, log, cores, fit_seconds)
     meta = {
         "dataset": board.key,
         "matrix_sha256": board.checksum,

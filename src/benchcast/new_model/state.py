@@ -72,7 +72,10 @@ class _Writer:
         cls = type(value)
         if cls.__module__.split(".")[0] == "benchcast" and hasattr(value, "__dict__"):
             attrs = (
-                {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+                {
+                    f.name: getattr(value, f.name) if f.metadata.get("stored", True) else _default(f)
+                    for f in dataclasses.fields(value)
+                }
                 if _is_dataclass(value)
                 else vars(value)
             )
@@ -86,6 +89,11 @@ class _Writer:
             f"a {cls.__module__}.{cls.__qualname__}, which benchcast cannot store without pickle",
             "keep a method's fitted state in arrays, numbers, strings and benchcast classes",
         )
+
+
+def _default(f: dataclasses.Field):
+    """What a stored fit holds for a field marked ``NOT_STORED`` (:mod:`benchcast.methods.base`)."""
+    return f.default_factory() if f.default is dataclasses.MISSING else f.default
 
 
 def _is_dataclass(value) -> bool:

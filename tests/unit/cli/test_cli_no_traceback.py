@@ -5,6 +5,7 @@ one line on stderr, a non-zero exit and nothing left behind. Run as a user types
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -97,6 +98,10 @@ def test_the_good_inputs_of_these_cases_work(lab, tmp_path):
         assert proc.returncode == 0 and (work / f"{command}.csv").is_file(), proc.stderr
 
 
+#: the lines a fit prints before it is done (benchcast.new_model.api.build_plan, fits.calibrate)
+FIT_PROGRESS = ("building the gp_irt fit", "fitted on all", "calibrating on", "calibration fold")
+
+
 def test_an_interrupt_during_a_fit_ends_in_one_line_with_exit_130_and_nothing_written(lab, tmp_path):
     (tmp_path / "board.csv").write_bytes((lab / "board.csv").read_bytes())
     before = everything(tmp_path)
@@ -119,7 +124,45 @@ def test_an_interrupt_during_a_fit_ends_in_one_line_with_exit_130_and_nothing_wr
     assert proc.returncode == 130 and out == "", (out, err)
     *progress, last = err.strip().splitlines()  # the fit's own progress lines may come first
     assert last == "benchcast: interrupted; nothing was left half-written", err
-    assert all(line.startswith(("building the gp_irt fit", "calibration fold")) for line in progress), err
+    assert all(line.startswith(FIT_PROGRESS) for line in progress), err
     assert everything(tmp_path) - before <= {"res", "res/models"} | {
         str(p.relative_to(tmp_path)) for p in (tmp_path / "res").rglob("*") if p.is_dir()
     }  # at most empty folders: no items.csv, no fit, no temporary file
+
+
+def test_ctrl_c_in_a_terminal_stops_the_calibration_processes_too(tmp_path):
+    """Ctrl-C in a terminal signals the whole process group: the command and the processes
+    calibrating its fit (--cores 2). One line, exit 130, no process left, nothing written."""
+    rng = np.random.default_rng(4)
+    ability = rng.normal(size=(240, 1))
+    scores = (rng.random((240, 500)) < 1 / (1 + np.exp(rng.normal(size=(1, 500)) - ability))).astype(int)
+    board = pd.DataFrame(scores, columns=[f"q{j}" for j in range(500)])
+    board.insert(0, "model_id", [f"m{i}" for i in range(240)])
+    board.to_csv(tmp_path / "board.csv", index=False)
+    before = everything(tmp_path)
+    argv = "select board.csv --method gp_irt --budget 40 --data-dir res --cores 2 --folds 10 --out items.csv"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchcast", *argv.split()],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job has
+    )
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if line.startswith("calibration fold"):  # the calibration processes are running
+            break
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and out == "", (out, err)
+    assert err.strip().splitlines() == ["benchcast: interrupted; nothing was left half-written"], err
+    assert all(line.startswith(FIT_PROGRESS) for line in lines), lines
+    time.sleep(1)
+    group = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-g", str(proc.pid)], capture_output=True, text=True)
+    left = [p for p in group.stdout.splitlines() if p.split()[1][0] != "Z"]  # (an exited, unreaped one is gone)
+    assert left == [], f"processes of the interrupted command still running: {left}"
+    assert everything(tmp_path) - before <= {"res", "res/models"} | {
+        str(p.relative_to(tmp_path)) for p in (tmp_path / "res").rglob("*") if p.is_dir()
+    }
