@@ -79,7 +79,7 @@ def build_plan(board: Leaderboard, method: str, budget: int, folds: int, cores: 
     workers = max(1, min(int(cores), folds))
     text = (
         f"building the {method} fit at n={budget} on {board.key} (once; later calls read it): the fit on all "
-        f"{len(board.matrix.model_ids)} models, then {folds} calibration folds, {workers} at a time"
+        f"{len(board.matrix.model_ids)} models, then {folds} calibration folds on up to {workers} cores"
     )
     measured = first_fit_seconds(method, board.key, budget)
     if measured is not None:

@@ -140,6 +140,11 @@ def fold_of_models(n_models: int, folds: int, seed: int) -> np.ndarray:
     return fold_of
 
 
+#: calibrating takes processes only when its folds would take longer than this in one (the fit's
+#: seconds x folds): starting each process and importing the library costs about 2 s
+POOL_WORTH_SECONDS = 5.0
+
+
 def _calibration_fold(
     scores: np.ndarray, ids, subtasks, fold_of: np.ndarray, k: int, method: str, params, budget: int, seed: int
 ) -> tuple[list, float]:
@@ -170,7 +175,8 @@ def calibrate(
 
     ``cores`` > 1 fits the folds in that many processes (joblib's loky), each with one BLAS thread,
     as every fold is in one process: the table is the same whatever ``cores``. ``first_seconds``
-    (the whole fit's seconds, when just measured) sizes the time-left estimate before a fold ends.
+    (the whole fit's seconds, when just measured) sizes the time-left estimate before a fold ends,
+    and keeps a calibration quicker than :data:`POOL_WORTH_SECONDS` in this process.
     """
     scores, ids, subtasks = board.matrix.scores, board.matrix.model_ids, board.matrix.subtasks
     folds = min(int(folds), scores.shape[0])
@@ -179,9 +185,10 @@ def calibrate(
     fold_of = fold_of_models(scores.shape[0], folds, seed)
     args = (scores, ids, subtasks, fold_of)
     workers = max(1, min(int(cores), folds))
-    if first_seconds is not None and first_seconds * folds >= 5:
-        left = first_seconds * folds / workers
-        log(f"calibrating on {folds} folds of models, {workers} at a time: about {_duration(left)}")
+    if first_seconds is not None and first_seconds * folds < POOL_WORTH_SECONDS:
+        workers = 1  # starting the processes would cost more than the folds take
+    about = f": about {_duration(first_seconds * folds / workers)}" if first_seconds is not None else ""
+    log(f"calibrating on {folds} folds of models, {workers} at a time{about}")
     if workers == 1:
         done = ((k, _calibration_fold(*args, k, method, params, budget, seed)) for k in range(folds))
     else:

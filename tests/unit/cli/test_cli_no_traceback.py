@@ -159,6 +159,7 @@ def test_ctrl_c_in_a_terminal_stops_the_calibration_processes_too(tmp_path):
     assert proc.returncode == 130 and out == "", (out, err)
     assert err.strip().splitlines() == ["benchcast: interrupted; nothing was left half-written"], err
     assert all(line.startswith(FIT_PROGRESS) for line in lines), lines
+    assert any(line.startswith("calibrating on 10 folds of models, 2 at a time") for line in lines), lines
     time.sleep(1)
     group = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-g", str(proc.pid)], capture_output=True, text=True)
     left = [p for p in group.stdout.splitlines() if p.split()[1][0] != "Z"]  # (an exited, unreaped one is gone)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from benchcast.cli import main
-from benchcast.new_model import facts
+from benchcast.new_model import facts, fits
 from benchcast.new_model.fits import build_fit
 from benchcast.new_model.leaderboard import load_leaderboard
 
@@ -42,13 +42,23 @@ def values_of(node, key: str) -> list:
 @pytest.mark.parametrize(
     "method,params", [("gp_irt", {"irt": {"dims": 2}}), ("tailoredbench", None), ("anchor_points_weighted", None)]
 )
-def test_a_fit_has_the_same_bytes_on_one_and_on_two_cores(board_csv, tmp_path, method, params):
+def test_a_fit_has_the_same_bytes_on_one_and_on_two_cores(board_csv, tmp_path, method, params, monkeypatch):
+    monkeypatch.setattr(fits, "POOL_WORTH_SECONDS", 0.0)  # processes even for a fit this small
     board = load_leaderboard(str(board_csv), tmp_path)
     built = {}
     for cores in (1, 2):
-        fit = build_fit(board, method, params, 20, 0, 5, tmp_path / f"c{cores}", log=lambda s: None, cores=cores)
+        said = []
+        fit = build_fit(board, method, params, 20, 0, 5, tmp_path / f"c{cores}", log=said.append, cores=cores)
+        assert f"calibrating on 5 folds of models, {cores} at a time" in "\n".join(said)
         built[cores] = {name: (fit.folder / name).read_bytes() for name in FILES}
     assert built[1] == built[2]
+
+
+def test_a_calibration_quicker_than_starting_processes_stays_in_this_one(board_csv, tmp_path):
+    board = load_leaderboard(str(board_csv), tmp_path)
+    said = []
+    build_fit(board, "random_sampling", None, 20, 0, 5, tmp_path, log=said.append, cores=2)
+    assert any(line.startswith("calibrating on 5 folds of models, 1 at a time") for line in said), said
 
 
 def test_a_stored_fit_holds_no_wall_clock_seconds(board_csv, tmp_path):
@@ -75,7 +85,7 @@ def test_the_first_select_says_what_it_builds_how_long_and_the_time_left(board_c
     assert main([*argv.split(), "--cores", "2", "--folds", "4", "--out", str(tmp_path / "items.csv")]) == 0
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("building the gp_irt fit at n=20 on ")
-    assert "then 4 calibration folds, 2 at a time" in err[0]
+    assert "then 4 calibration folds on up to 2 cores" in err[0]
     # the held-out test's 44 s on one core, for the fit and 4 folds two at a time: 44 * (1 + 4/2) / 5
     assert err[0].endswith("; about 26s (the held-out test's fit at n=30 took 44s on one core)"), err[0]
     folds = [line for line in err if line.startswith("calibration fold")]
