@@ -120,17 +120,33 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+#: the variables BLAS and OpenMP libraries read when they load
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 @contextmanager
 def one_blas_thread():
     """One BLAS/OpenMP thread for the fits inside: the floating-point reductions -- hence the fit's
     bytes -- do not depend on the machine's cores, and small matrix products do not pay for threads
-    (GP-IRT's first MuSR fit took 87 s with two BLAS threads, 30 s with one, on 2 cores). SciPy's own
-    OpenBLAS is loaded first so that the limit reaches it."""
-    import scipy.linalg  # noqa: F401
+    (GP-IRT's first MuSR fit took 87 s with two BLAS threads, 30 s with one, on 2 cores).
+
+    ``threadpool_limits`` reaches the libraries already loaded; one that loads inside (SciPy's own
+    OpenBLAS, on the first ``scipy.linalg`` import) reads the thread variables, set here for the
+    duration, and keeps its one thread for the rest of the process. Importing SciPy up front
+    instead would cost every call ~0.5 s."""
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(1):
-        yield
+    saved = {var: os.environ.get(var) for var in THREAD_VARIABLES}
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+    try:
+        with threadpool_limits(1):
+            yield
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
 
 
 def fold_of_models(n_models: int, folds: int, seed: int) -> np.ndarray:
@@ -151,12 +167,11 @@ def _calibration_fold(
     """Calibration fold ``k``: the method fitted without the fold's models (trial ``k + 1``), then
     each of them estimated alone, as a new model is. Its rows and seconds."""
     t0 = time.perf_counter()
-    with one_blas_thread():
-        m = fit_method(method, params, scores[fold_of != k], subtasks, budget, seed, k + 1)
-        rows = []
-        for i in np.flatnonzero(fold_of == k):
-            est = m.estimate(Oracle(scores[i : i + 1], budget), seeding.rng(seed, k + 1, estimate_stream(method)))
-            rows.append((ids[i], k, float(np.asarray(est)[0]), float(scores[i].mean())))
+    m = fit_method(method, params, scores[fold_of != k], subtasks, budget, seed, k + 1)
+    rows = []
+    for i in np.flatnonzero(fold_of == k):
+        est = m.estimate(Oracle(scores[i : i + 1], budget), seeding.rng(seed, k + 1, estimate_stream(method)))
+        rows.append((ids[i], k, float(np.asarray(est)[0]), float(scores[i].mean())))
     return rows, time.perf_counter() - t0
 
 
@@ -173,8 +188,9 @@ def calibrate(
 ) -> pd.DataFrame:
     """Every model's estimate from the method fitted without the model's fold (module docstring).
 
-    ``cores`` > 1 fits the folds in that many processes (joblib's loky), each with one BLAS thread,
-    as every fold is in one process: the table is the same whatever ``cores``. ``first_seconds``
+    ``cores`` > 1 fits the folds in that many processes (joblib's loky, its ``inner_max_num_threads``
+    setting the thread variables before they load NumPy), each with one BLAS thread, as every fold
+    is in one process: the table is the same whatever ``cores``. ``first_seconds``
     (the whole fit's seconds, when just measured) sizes the time-left estimate before a fold ends,
     and keeps a calibration quicker than :data:`POOL_WORTH_SECONDS` in this process.
     """
@@ -203,12 +219,15 @@ def calibrate(
             )
     by_fold, took = {}, []
     try:
-        for k, (rows, seconds) in done:
-            by_fold[k] = rows
-            took.append(seconds)
-            left = sum(took) / len(took) * (folds - len(by_fold)) / workers
-            tail = f", about {_duration(left)} left" if len(by_fold) < folds else ""
-            log(f"calibration fold {k + 1} of {folds}: {len(rows)} models, {seconds:.1f}s ({len(by_fold)} done{tail})")
+        with one_blas_thread():  # the folds fitted here (the processes' folds: inner_max_num_threads)
+            for k, (rows, seconds) in done:
+                by_fold[k] = rows
+                took.append(seconds)
+                left = sum(took) / len(took) * (folds - len(by_fold)) / workers
+                tail = f", about {_duration(left)} left" if len(by_fold) < folds else ""
+                log(
+                    f"calibration fold {k + 1} of {folds}: {len(rows)} models, {seconds:.1f}s ({len(by_fold)} done{tail})"
+                )
     finally:  # an interrupt: stop the workers here, without joblib's warning about the cancelled folds
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
