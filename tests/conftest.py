@@ -8,6 +8,7 @@ Layout: ``unit/<package>/`` tests one library package with data the tests genera
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -31,6 +32,14 @@ def mirror() -> Path:
     if not helpers.MIRROR.is_dir():
         pytest.skip("needs the raw mirror ../shared/raw beside the repository")
     return helpers.MIRROR
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_user_cache(tmp_path_factory):
+    """The command line's per-user cache (its default data folder outside a clone) in a folder of
+    the test run's own, for the tests and the processes they start: never the user's."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))
+    os.environ.pop("BENCHCAST_DATA_DIR", None)
 
 
 @pytest.fixture

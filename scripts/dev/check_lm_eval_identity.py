@@ -1,4 +1,4 @@
-"""Check the lm-evaluation-harness identity that the ``lm_eval`` blocks of ``config/catalog.yaml``
+"""Check the lm-evaluation-harness identity that the ``lm_eval`` blocks of ``src/benchcast/data/catalog.yaml``
 claim for musr, ifeval, openllm_math, arc_challenge and mdad_gpqa, against the sloth aggregate
 tables (``<raw-dir>/sloth/data/``).
 

@@ -61,7 +61,7 @@ def main() -> None:
     args = ap.parse_args()
 
     config = yaml.safe_load(args.config.read_text())
-    catalog = load_catalog(REPO / config.get("catalog", "config/catalog.yaml"))
+    catalog = load_catalog(REPO / config.get("catalog", "src/benchcast/data/catalog.yaml"))
     study = config["heldout_intervals"]
     jobs = Jobs(study, catalog)
     folds = ["--folds", str(study.get("folds", 10))]

@@ -86,7 +86,7 @@ def make_workdir(root: Path, methods=None, trials=3) -> Path:
     paper.to_csv(root / "paper.csv", index=False)
     config = {
         "raw_dir": str(root / "raw"),
-        "catalog": "config/catalog.yaml",
+        "catalog": "src/benchcast/data/catalog.yaml",
         "seed": 0,
         "misses_the_mark": {
             "datasets": ["toy_a", "toy_b"],
@@ -316,7 +316,7 @@ def test_catalog_datasets_outside_the_mirror_run_from_another_mirror(tmp_path):
     (tmp_path / "config" / "catalog.yaml").write_text(yaml.safe_dump(catalog))
     config = {
         "raw_dir": str(tmp_path / "other_mirror"),
-        "catalog": "config/catalog.yaml",
+        "catalog": "src/benchcast/data/catalog.yaml",
         "misses_the_mark": {
             "datasets": ["sst2", "med_qa", "gpqa"],
             "splits": ["interpolation", "extrapolation"],
@@ -489,7 +489,7 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
     paper.to_csv(root / "paper.csv", index=False)
     config = {
         "raw_dir": str(root / "raw"),
-        "catalog": "config/catalog.yaml",
+        "catalog": "src/benchcast/data/catalog.yaml",
         "studies": ["benchpress"],
         "benchpress": {
             "dataset": "toy_bp",

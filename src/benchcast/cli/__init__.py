@@ -7,7 +7,8 @@ import os
 import sys
 
 from benchcast import __version__
-from benchcast.cli import benchmarks, complete, datasets, estimate, leaderboard, methods, plan, select
+from benchcast.cli import benchmarks, complete, datasets, estimate, fetch, leaderboard, methods, plan, select
+from benchcast.cli.common import resolve_data_dir
 from benchcast.errors import BenchcastError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -20,18 +21,20 @@ COMMANDS = {
     "complete": complete,
     "leaderboard": leaderboard,
     "datasets": datasets,
+    "fetch": fetch,
     "methods": methods,
     "benchmarks": benchmarks,
 }
 
 DESCRIPTION = (
-    "Estimate a model's full-benchmark score from a few of its results. Every subcommand reads the "
-    "workflow's results folder (--data-dir, default results)."
+    "Estimate a model's full-benchmark score from a few of its results. Datasets and fits live in one "
+    "folder (--data-dir): the workflow's results folder in a clone that ran it, else a per-user cache "
+    "that benchcast fetch fills."
 )
 
 EPILOG = (
     "Run benchcast COMMAND --help for a command's options. Without a command, benchcast prints this help.\n"
-    "First steps: benchcast datasets, benchcast methods; a new model: docs/new-model.md."
+    "First steps: benchcast datasets, benchcast fetch DATASET, benchcast methods; a new model: docs/new-model.md."
 )
 
 
@@ -53,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:  # bare `benchcast`: the help, as a request for it (exit 0), not an error
         parser.print_help()
         return 0
+    resolve_data_dir(args)
     try:
         return COMMANDS[args.command].run(args)
     except BenchcastError as exc:

@@ -9,8 +9,10 @@ import sys
 
 from benchcast.errors import ConfigError, DataError
 
-#: the workflow's results folder; every subcommand's ``--data-dir`` means this folder
-DEFAULT_DATA_DIR = "results"
+#: the workflow's results folder: the data folder where it holds datasets (a clone that ran the workflow)
+WORKFLOW_RESULTS = "results"
+#: the environment variable that names the data folder instead of the default
+DATA_DIR_VARIABLE = "BENCHCAST_DATA_DIR"
 #: calibration folds of a fit (``--folds``), as :data:`benchcast.new_model.fits.DEFAULT_FOLDS`
 DEFAULT_FOLDS = 10
 
@@ -29,12 +31,35 @@ def positive_int(text: str) -> int:
     return value
 
 
+def default_data_dir() -> str:
+    """Where datasets (``data/``) and fits (``models/``) live unless ``--data-dir`` says: the folder
+    ``$BENCHCAST_DATA_DIR`` names; else the workflow's ``results`` where it holds datasets (in a
+    clone that ran the workflow); else the per-user cache folder of the platform (platformdirs:
+    ``~/.cache/benchcast`` on Linux), where ``benchcast fetch`` puts datasets."""
+    if os.environ.get(DATA_DIR_VARIABLE):
+        return os.environ[DATA_DIR_VARIABLE]
+    if os.path.isdir(os.path.join(WORKFLOW_RESULTS, "data")):
+        return WORKFLOW_RESULTS
+    import platformdirs
+
+    return platformdirs.user_cache_dir("benchcast", appauthor=False)
+
+
 def add_data_dir(p) -> None:
     p.add_argument(
         "--data-dir",
-        default=DEFAULT_DATA_DIR,
-        help=f"the workflow's results folder (default {DEFAULT_DATA_DIR}): datasets under data/, fits under models/",
+        help="the folder of datasets (data/) and fits (models/); default: $BENCHCAST_DATA_DIR, else the workflow's "
+        "results folder where it holds datasets, else the per-user cache (benchcast fetch puts datasets there)",
     )
+
+
+def resolve_data_dir(args) -> None:
+    """``args.data_dir`` filled in with :func:`default_data_dir` when not given (``args.data_dir_given``
+    says which, so that a printed command repeats only what the user typed)."""
+    if hasattr(args, "data_dir"):
+        args.data_dir_given = args.data_dir is not None
+        if args.data_dir is None:
+            args.data_dir = default_data_dir()
 
 
 def json_params(text: str | None) -> dict | None:
@@ -114,7 +139,7 @@ def command_line(command: str, args, budget: int, answers: list[str], *more: str
     parts = ["benchcast", command, args.dataset, "--method", args.method, "--budget", str(budget)]
     if args.params:
         parts += ["--params", args.params]
-    if args.data_dir != DEFAULT_DATA_DIR:
+    if getattr(args, "data_dir_given", True):
         parts += ["--data-dir", args.data_dir]
     if args.seed != 0:
         parts += ["--seed", str(args.seed)]

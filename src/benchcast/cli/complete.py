@@ -144,7 +144,8 @@ def load_matrix(data: str | Path):
                 p,
                 "(file)",
                 "the ingested BenchPress matrix is missing",
-                f"run `snakemake {data.as_posix()}/scores.parquet --cores 1`, or pass --data-dir / --data",
+                "ingest it in a clone of benchcast (`snakemake results/data/benchpress/scores.parquet --cores 1`), "
+                "or pass --data-dir / --data",
             )
     return load_score_matrix(paths["scores"], paths["models"], paths["benchmarks"])
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchcast.cli.common import add_data_dir, add_listing, print_listing
-from benchcast.new_model.leaderboard import CATALOG as DEFAULT_CATALOG
+from benchcast.data.catalog import DEFAULT_CATALOG
 
 
 def add_parser(sub) -> None:
@@ -26,7 +26,9 @@ def add_parser(sub) -> None:
         "ingested or not, lm-evaluation-harness identity",
     )
     add_data_dir(d)
-    d.add_argument("--catalog", default=DEFAULT_CATALOG, help=f"the dataset catalog (default {DEFAULT_CATALOG})")
+    d.add_argument(
+        "--catalog", default=DEFAULT_CATALOG, help="a dataset catalog (default: the one shipped with benchcast)"
+    )
     add_listing(d)
 
 

@@ -1,4 +1,6 @@
-"""The dataset catalog (``config/catalog.yaml``): what each dataset is and where its files live."""
+"""The dataset catalog: what each dataset is and where its files live. The catalog the workflow and
+the command line read by default, :data:`DEFAULT_CATALOG` (``catalog.yaml`` beside this module), is
+package data: an installed benchcast carries it. A config's ``catalog`` key names another."""
 
 from __future__ import annotations
 
@@ -20,6 +22,10 @@ REPO_SOURCE = "repo"
 #: ``url_template`` config key may point downloads at another server; ``{source}`` (the
 #: catalog's source name, the mirror's top folder) is also available there.
 PUBLIC_URL_TEMPLATE = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
+
+
+#: the catalog shipped with benchcast (package data)
+DEFAULT_CATALOG = Path(__file__).with_name("catalog.yaml")
 
 
 @dataclass(frozen=True)

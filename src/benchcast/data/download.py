@@ -33,25 +33,30 @@ def find_file(catalog: Catalog, source: str, path: str):
 FETCH_ERRORS = (OSError, http.client.HTTPException, ValueError)
 
 
-def fetch_error(url: str, dest: Path, exc: BaseException) -> DataError:
+#: the two ways to get a file the network does not give, in the workflow's words
+WORKFLOW_FIX = (
+    "point raw_dir at a folder that already holds the raw files (a mirror laid out like ../shared/raw: "
+    "--config raw_dir=/path/to/mirror), or set url_template to a copy you can reach "
+    "(--config url_template='https://host/path/{source}/{path}')"
+)
+
+
+def fetch_error(url: str, dest: Path, exc: BaseException, fix: str = WORKFLOW_FIX) -> DataError:
     """The one line a failed fetch ends in: the URL, the file it was for, and the two ways to get it."""
     reason = getattr(exc, "reason", None) or exc
     return DataError(
-        dest,
-        "url",
-        f"could not download {url} ({type(exc).__name__}: {' '.join(str(reason).split())})",
-        "point raw_dir at a folder that already holds the raw files (a mirror laid out like ../shared/raw: "
-        "--config raw_dir=/path/to/mirror), or set url_template to a copy you can reach "
-        "(--config url_template='https://host/path/{source}/{path}')",
+        dest, "url", f"could not download {url} ({type(exc).__name__}: {' '.join(str(reason).split())})", fix
     )
 
 
-def download(url: str, dest: str | Path, sha256: str | None, log=print, timeout: float = 120.0) -> str:
+def download(
+    url: str, dest: str | Path, sha256: str | None, log=print, timeout: float = 120.0, fix: str = WORKFLOW_FIX
+) -> str:
     """Download ``url`` to ``dest`` atomically; verify ``sha256`` when known. Returns the digest.
 
     Nothing is left at ``dest`` unless the whole file arrived and matched: it is written to a
     temporary file beside it, removed on any failure. A failed fetch is a :class:`DataError`
-    naming the URL, the file and the fixes (:func:`fetch_error`)."""
+    naming the URL, the file and ``fix``: the ways to get it instead (:func:`fetch_error`)."""
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", dir=dest.parent)
@@ -61,13 +66,13 @@ def download(url: str, dest: str | Path, sha256: str | None, log=print, timeout:
             try:
                 resp = urllib.request.urlopen(url, timeout=timeout)
             except FETCH_ERRORS as exc:
-                raise fetch_error(url, dest, exc) from None
+                raise fetch_error(url, dest, exc, fix) from None
             with resp:
                 while True:
                     try:
                         chunk = resp.read(1 << 20)
                     except FETCH_ERRORS as exc:
-                        raise fetch_error(url, dest, exc) from None
+                        raise fetch_error(url, dest, exc, fix) from None
                     if not chunk:
                         break
                     digest.update(chunk)

@@ -417,7 +417,7 @@ def load_response_matrix(
                 "(file)",
                 "not built yet (the workflow writes it when it ingests this dataset)",
                 f"build it with: snakemake --cores all {data_dir.as_posix()}/responses.parquet "
-                "(any item_binary dataset of config/catalog.yaml whose files raw_dir has)",
+                "(any item_binary dataset of the catalog whose files raw_dir has)",
             )
     models = pd.read_parquet(data_dir / "models.parquet")
     items = pd.read_parquet(data_dir / "items.parquet")

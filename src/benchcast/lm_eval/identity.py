@@ -14,7 +14,7 @@ holds that identity for every item, and the facts a user needs around it:
 
 Where it comes from:
 
-* a catalog dataset: its ``lm_eval`` block (``config/catalog.yaml``), written by the ingest into
+* a catalog dataset: its ``lm_eval`` block in the catalog, written by the ingest into
   ``items.parquet`` as the columns ``lm_eval_task`` and ``lm_eval_doc_id`` and, for the
   per-dataset facts, the file's key-value metadata under :data:`METADATA_KEY`;
 * a leaderboard built from harness logs (:mod:`benchcast.lm_eval.board`): item ids are
@@ -100,10 +100,10 @@ class HarnessMap:
 
 
 def _facts_error(where, problem: str) -> DataError:
-    return DataError(where, "lm_eval", problem, "fix the dataset's lm_eval block in the catalog (config/catalog.yaml)")
+    return DataError(where, "lm_eval", problem, "fix the dataset's lm_eval block in the catalog")
 
 
-def parse_block(dataset: str, block: Mapping | None, where="config/catalog.yaml") -> dict:
+def parse_block(dataset: str, block: Mapping | None, where="the catalog") -> dict:
     """A catalog ``lm_eval`` block, checked: ``identity``, ``evidence``; unless the identity is
     ``none``, ``tasks`` (the leaf tasks in the order the dump holds their items: ``{name, items}``,
     each item of a block being the task's document of that position), ``metric``, ``filter``
@@ -150,7 +150,7 @@ def catalog_columns(dataset: str, block: Mapping | None, n_items: int) -> tuple[
     blocks = facts.pop("blocks")
     if sum(size for _, size in blocks) != n_items:
         raise _facts_error(
-            "config/catalog.yaml",
+            "the catalog",
             f"datasets.{dataset}.lm_eval.tasks cover {sum(size for _, size in blocks)} items, the dump has {n_items}",
         )
     metric, filt = facts.pop("metric"), facts.pop("filter")

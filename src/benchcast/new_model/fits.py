@@ -157,8 +157,9 @@ def fold_of_models(n_models: int, folds: int, seed: int) -> np.ndarray:
 
 
 #: calibrating takes processes only when its folds would take longer than this in one (the fit's
-#: seconds x folds): starting each process and importing the library costs about 2 s
-POOL_WORTH_SECONDS = 5.0
+#: seconds x folds): starting the processes and importing the library in them costs 2-3 s, so the
+#: CF probe's 7 s of MuSR folds took longer on two processes than on one (measured 2026-11-26)
+POOL_WORTH_SECONDS = 10.0
 
 
 def _calibration_fold(

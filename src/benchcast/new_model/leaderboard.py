@@ -15,12 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchcast.data.catalog import DEFAULT_CATALOG
 from benchcast.data.csv_matrix import read_csv_matrix, read_header
 from benchcast.data.item_level import ResponseMatrix, load_response_matrix, validate_binary
 from benchcast.errors import DataError, did_you_mean
-
-#: the catalog whose item-level datasets a dataset name may be (read where it exists: a clone's root)
-CATALOG = "config/catalog.yaml"
 
 #: a user's matrix, as every message and help text says it
 MATRIX_FORM = "a CSV or Parquet file whose first column, model_id, names the models and whose other columns are item ids holding 0/1 scores"
@@ -95,7 +93,7 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
     return ResponseMatrix(path.stem, np.ascontiguousarray(scores), names, names, items, ["all"] * len(items))
 
 
-def known_datasets(datasets_dir: str | Path, catalog: str | Path = CATALOG) -> set[str]:
+def known_datasets(datasets_dir: str | Path, catalog: str | Path = DEFAULT_CATALOG) -> set[str]:
     """The dataset names a user may mean: those ingested under ``datasets_dir`` and the catalog's
     item-level datasets (when the catalog file is there)."""
     names = {p.parent.name for p in Path(datasets_dir).glob("*/responses.parquet")}
@@ -107,6 +105,10 @@ def known_datasets(datasets_dir: str | Path, catalog: str | Path = CATALOG) -> s
         except (OSError, ValueError):  # a broken catalog is the workflow's to report, not a hint's
             pass
     return names
+
+
+def _data_dir_option(data_dir, datasets_dir) -> str:
+    return f" --data-dir {Path(data_dir).as_posix()}" if datasets_dir is None else ""
 
 
 def load_leaderboard(
@@ -132,8 +134,8 @@ def load_leaderboard(
             "responses.parquet",
             problem,
             ("use a name `benchcast datasets` lists; " if name == "NAME" else "")
-            + f"ingest it first (snakemake {folder.parent.as_posix()}/{name}/responses.parquet), pass --data-dir, "
-            "or give a CSV path",
+            + f"fetch it first (benchcast fetch {name}{_data_dir_option(data_dir, datasets_dir)}), pass the "
+            "--data-dir that holds it, or give a CSV path",
         )
     matrix = load_response_matrix(folder, dataset)
     validate_binary(matrix.scores, folder / "responses.parquet")

@@ -6,7 +6,7 @@ from benchcast.data.catalog import load_catalog
 from benchcast.errors import ConfigError
 from benchcast.studies.mdad.jobs import Jobs
 
-CATALOG = load_catalog("config/catalog.yaml")
+CATALOG = load_catalog("src/benchcast/data/catalog.yaml")
 
 
 def config(**overrides):

@@ -13,7 +13,7 @@ from benchcast.errors import ConfigError
 from benchcast.studies.tailoredbench import analysis
 from benchcast.studies.tailoredbench.jobs import Jobs
 
-CATALOG = load_catalog("config/catalog.yaml")
+CATALOG = load_catalog("src/benchcast/data/catalog.yaml")
 
 
 def config(**over):

@@ -498,7 +498,7 @@ def test_repo_source_resolves_against_the_catalog_not_the_package(tmp_path, monk
     doc = yaml.safe_load(_catalog(tmp_path, {"path": "resources/inv.csv", "source": "repo"}).read_text())
     moved.write_text(yaml.safe_dump({**doc, "repo_root": ".."}, sort_keys=False))
     monkeypatch.chdir(tmp_path / "project")
-    cat = load_catalog("config/catalog.yaml")
+    cat = load_catalog("src/benchcast/data/catalog.yaml")
     assert cat.local_path("agg", "inventory", "raw") == (tmp_path / "project" / "resources" / "inv.csv").resolve()
 
 

@@ -98,7 +98,7 @@ def test_a_missing_score_is_refused_by_the_binary_check(tmp_path):
 
 
 def test_the_catalog_points_at_the_mirrored_gpqa_dump():
-    spec = load_catalog("config/catalog.yaml")["mdad_gpqa"]
+    spec = load_catalog("src/benchcast/data/catalog.yaml")["mdad_gpqa"]
     assert spec.format == "csv_matrix" and spec.files["scores"].path == "notebooks/data/gpqa/model_scores.csv"
     assert spec.extra["subtask_column"] == "subset" and spec.min_accuracy == 0.0
     assert np.isclose(spec.n_models * spec.n_items, 420 * 448)

@@ -1,7 +1,7 @@
 """Tests for item-level ingest: catalog -> raw dumps -> validated tables -> Parquet -> dense matrix.
 
 A tiny fake mirror is laid out under tmp_path exactly like ``<raw_dir>/<source>/<path>``
-of the real one, with a catalog YAML of the same structure as ``config/catalog.yaml``.
+of the real one, with a catalog YAML of the same structure as ``src/benchcast/data/catalog.yaml``.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _entry(scores_path, models=None, **kw):
 
 
 def base_catalog() -> dict:
-    """Same structure as config/catalog.yaml (sources, url_template, datasets)."""
+    """Same structure as src/benchcast/data/catalog.yaml (sources, url_template, datasets)."""
     return {
         "sources": {
             SOURCE: {"repository": "socialfoundations/benchmark-prediction", "commit": "0" * 40, "license": "MIT"},

@@ -159,7 +159,7 @@ def test_safe_load_npy_reads_numeric_npy_and_numpy_scalars(tmp_path):
 
 
 def test_catalog_names_arc_and_hellaswag_at_their_public_paths():
-    cat = load_catalog("config/catalog.yaml")
+    cat = load_catalog("src/benchcast/data/catalog.yaml")
     for name, n_items in (("tailoredbench_arc_challenge", 1172), ("tailoredbench_hellaswag", 6000)):
         spec = cat[name]
         assert spec.format == "npy_options" and not spec.mirrored and spec.n_items == n_items
