@@ -55,7 +55,7 @@ def make_workdir(root: Path) -> Path:
     (root / "config" / "catalog.yaml").write_text(yaml.safe_dump(catalog))
     config = {
         "raw_dir": str(root / "raw"),
-        "catalog": "src/benchcast/data/catalog.yaml",
+        "catalog": "config/catalog.yaml",
         "seed": 0,
         "studies": ["cf_tasks"],
         "cf_tasks": {

@@ -71,7 +71,7 @@ def make_workdir(root, methods=None, raw_dir=None, url_template="https://example
     (root / "config" / "catalog.yaml").write_text(yaml.safe_dump(catalog))
     config = {
         "raw_dir": raw_dir or str(root / "raw"),
-        "catalog": "src/benchcast/data/catalog.yaml",
+        "catalog": "config/catalog.yaml",
         "studies": ["misses_the_mark"],
         "misses_the_mark": {
             "datasets": ["toy"],

@@ -41,7 +41,7 @@ def make_workdir(root: Path) -> Path:
     study.update(budgets=[20], folds=3, heldout_folds=4)
     config = {
         "raw_dir": str(root / "raw"),
-        "catalog": "src/benchcast/data/catalog.yaml",
+        "catalog": "config/catalog.yaml",
         "seed": 0,
         "studies": ["heldout_intervals"],
     }

@@ -37,7 +37,7 @@ def make_workdir(root):
     study = {"datasets": ["lab"], "methods": [{"name": "random_sampling"}], "budgets": [20], "folds": 3}
     config = {
         "raw_dir": str(root / "raw"),
-        "catalog": "src/benchcast/data/catalog.yaml",
+        "catalog": "config/catalog.yaml",
         "seed": 0,
         "studies": ["heldout_intervals"],
     }

@@ -57,9 +57,8 @@ def test_a_study_is_one_unit_per_layer(study):
 
 
 def workdir(tmp_path: Path, studies: list[str]) -> Path:
-    """The repository's default config and catalog in a fresh folder, reading the real mirror."""
+    """The repository's default config (and so the shipped catalog) in a fresh folder, reading the real mirror."""
     (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "catalog.yaml").write_text((REPO / "config" / "catalog.yaml").read_text())
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config.update(raw_dir=str(MIRROR), studies=studies)
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config))

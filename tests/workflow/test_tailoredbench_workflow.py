@@ -54,7 +54,7 @@ def make_workdir(root: Path) -> Path:
     ).to_csv(root / "paper.csv", index=False)
     config = {
         "raw_dir": str(root / "raw"),
-        "catalog": "src/benchcast/data/catalog.yaml",
+        "catalog": "config/catalog.yaml",
         "seed": 0,
         "studies": ["tailoredbench"],
         "tailoredbench": {

@@ -86,7 +86,7 @@ def make_workdir(root: Path, methods=None, trials=3) -> Path:
     paper.to_csv(root / "paper.csv", index=False)
     config = {
         "raw_dir": str(root / "raw"),
-        "catalog": "src/benchcast/data/catalog.yaml",
+        "catalog": "config/catalog.yaml",
         "seed": 0,
         "misses_the_mark": {
             "datasets": ["toy_a", "toy_b"],
@@ -309,14 +309,14 @@ def test_catalog_datasets_outside_the_mirror_run_from_another_mirror(tmp_path):
     (sloth / "open-llm-leaderboard_new.csv").write_text("\n".join(lines) + "\n")
     (tmp_path / "config").mkdir()
     # the catalog pins the real files' checksums; these stand-ins are other bytes
-    catalog = yaml.safe_load((REPO / "config" / "catalog.yaml").read_text())
+    catalog = yaml.safe_load((REPO / "src" / "benchcast" / "data" / "catalog.yaml").read_text())
     for name in ("sst2", "med_qa", "gpqa"):
         for f in catalog["datasets"][name]["files"].values():
             f["sha256"] = None
     (tmp_path / "config" / "catalog.yaml").write_text(yaml.safe_dump(catalog))
     config = {
         "raw_dir": str(tmp_path / "other_mirror"),
-        "catalog": "src/benchcast/data/catalog.yaml",
+        "catalog": "config/catalog.yaml",
         "misses_the_mark": {
             "datasets": ["sst2", "med_qa", "gpqa"],
             "splits": ["interpolation", "extrapolation"],
@@ -489,7 +489,7 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
     paper.to_csv(root / "paper.csv", index=False)
     config = {
         "raw_dir": str(root / "raw"),
-        "catalog": "src/benchcast/data/catalog.yaml",
+        "catalog": "config/catalog.yaml",
         "studies": ["benchpress"],
         "benchpress": {
             "dataset": "toy_bp",

@@ -11,7 +11,7 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # run from a clone without pip install -e
-from benchcast.data.catalog import load_catalog  # noqa: E402
+from benchcast.data.catalog import load_catalog, shipped_catalog  # noqa: E402
 from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_file  # noqa: E402
 from benchcast.errors import ConfigError, did_you_mean  # noqa: E402
 from benchcast.studies import registry as study_registry  # noqa: E402
@@ -86,6 +86,7 @@ JOB_RESOURCES = JobResources.load(Path(workflow.basedir) / "workflow" / "resourc
 # Every rule runs in this environment under --sdm conda (the pip install of requirements.txt).
 BENCHCAST_ENV = "../envs/benchcast.yaml"
 
+config["catalog"] = config["catalog"] or shipped_catalog()  # null: the catalog shipped with benchcast
 CATALOG = load_catalog(config["catalog"])
 RAW_DIR = config["raw_dir"]
 check_raw_dir(RAW_DIR)

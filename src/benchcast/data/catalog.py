@@ -4,6 +4,7 @@ package data: an installed benchcast carries it. A config's ``catalog`` key name
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,15 @@ PUBLIC_URL_TEMPLATE = "https://raw.githubusercontent.com/{repository}/{commit}/{
 
 #: the catalog shipped with benchcast (package data)
 DEFAULT_CATALOG = Path(__file__).with_name("catalog.yaml")
+
+
+def shipped_catalog() -> str:
+    """:data:`DEFAULT_CATALOG` relative to the working folder where it can be (a clone's workflow
+    runs see ``src/benchcast/data/catalog.yaml``, as a config would name it), else absolute."""
+    try:
+        return os.path.relpath(DEFAULT_CATALOG)
+    except ValueError:  # another drive (Windows)
+        return str(DEFAULT_CATALOG)
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ def test_the_prefit_is_shared_by_every_method_whose_irt_fit_is_the_same_in_other
         "repeats": 1,
         "methods": methods,
     }
-    plan = Jobs(config, load_catalog(REPO / "config" / "catalog.yaml"))
+    plan = Jobs(config, load_catalog(REPO / "src" / "benchcast" / "data" / "catalog.yaml"))
     assert [m for m in ("tinybenchmarks", "p_irt", "gp_irt", "small") if plan.uses_irt_prefit(m)] == [
         "tinybenchmarks",
         "p_irt",

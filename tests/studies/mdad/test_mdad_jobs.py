@@ -2,11 +2,11 @@
 
 import pytest
 
-from benchcast.data.catalog import load_catalog
+from benchcast.data.catalog import DEFAULT_CATALOG, load_catalog
 from benchcast.errors import ConfigError
 from benchcast.studies.mdad.jobs import Jobs
 
-CATALOG = load_catalog("src/benchcast/data/catalog.yaml")
+CATALOG = load_catalog(DEFAULT_CATALOG)
 
 
 def config(**overrides):

@@ -33,7 +33,7 @@ def study_config(*files: str) -> dict:
 
 @pytest.fixture(scope="module")
 def catalog():
-    return load_catalog(REPO / "config" / "catalog.yaml")
+    return load_catalog(REPO / "src" / "benchcast" / "data" / "catalog.yaml")
 
 
 def test_full_grid_cells_and_outputs(catalog):

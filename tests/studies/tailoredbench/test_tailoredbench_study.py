@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from benchcast.data.catalog import load_catalog
+from benchcast.data.catalog import DEFAULT_CATALOG, load_catalog
 from benchcast.errors import ConfigError
 from benchcast.studies.tailoredbench import analysis
 from benchcast.studies.tailoredbench.jobs import Jobs
 
-CATALOG = load_catalog("src/benchcast/data/catalog.yaml")
+CATALOG = load_catalog(DEFAULT_CATALOG)
 
 
 def config(**over):

@@ -52,7 +52,11 @@ def test_an_unknown_dataset_or_method_gets_a_did_you_mean(tmp_path, capsys):
     common = ["--budget", "5", "--out", str(out), "--data-dir", str(tmp_path)]
     assert main(["select", "musrr", "--method", "random_sampling", *common]) == 2
     err = capsys.readouterr().err.strip()
-    assert "unknown dataset 'musrr'; did you mean 'musr'? Fix:" in err and "ingest it" in err and "\n" not in err
+    assert (
+        "unknown dataset 'musrr'; did you mean 'musr'? Fix:" in err
+        and "benchcast fetch NAME" in err
+        and "\n" not in err
+    )
     board = tmp_path / "board.csv"
     frame = pd.DataFrame(np.eye(4, dtype=int), columns=["q0", "q1", "q2", "q3"]).assign(model_id=list("abcd"))
     frame[["model_id", "q0", "q1", "q2", "q3"]].to_csv(board, index=False)

@@ -176,7 +176,7 @@ def test_shared_rule_agrees_with_inventory():
 
 @needs_raw
 def test_read_aggregate_attaches_inventory_to_real_benchpress():
-    cat = load_catalog(REPO / "config" / "catalog.yaml")
+    cat = load_catalog(REPO / "src" / "benchcast" / "data" / "catalog.yaml")
     spec = cat["benchpress"]
     assert spec.files["inventory"].in_repo and cat.repo_root == REPO
     assert cat.local_path("benchpress", "inventory", RAW) == INVENTORY
@@ -498,7 +498,7 @@ def test_repo_source_resolves_against_the_catalog_not_the_package(tmp_path, monk
     doc = yaml.safe_load(_catalog(tmp_path, {"path": "resources/inv.csv", "source": "repo"}).read_text())
     moved.write_text(yaml.safe_dump({**doc, "repo_root": ".."}, sort_keys=False))
     monkeypatch.chdir(tmp_path / "project")
-    cat = load_catalog("src/benchcast/data/catalog.yaml")
+    cat = load_catalog("config/catalog.yaml")
     assert cat.local_path("agg", "inventory", "raw") == (tmp_path / "project" / "resources" / "inv.csv").resolve()
 
 

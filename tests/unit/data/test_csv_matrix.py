@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from benchcast.data.catalog import load_catalog
+from benchcast.data.catalog import DEFAULT_CATALOG, load_catalog
 from benchcast.data.csv_matrix import read_csv_matrix
 from benchcast.data.item_level import build_tables
 from benchcast.errors import DataError
@@ -98,7 +98,7 @@ def test_a_missing_score_is_refused_by_the_binary_check(tmp_path):
 
 
 def test_the_catalog_points_at_the_mirrored_gpqa_dump():
-    spec = load_catalog("src/benchcast/data/catalog.yaml")["mdad_gpqa"]
+    spec = load_catalog(DEFAULT_CATALOG)["mdad_gpqa"]
     assert spec.format == "csv_matrix" and spec.files["scores"].path == "notebooks/data/gpqa/model_scores.csv"
     assert spec.extra["subtask_column"] == "subset" and spec.min_accuracy == 0.0
     assert np.isclose(spec.n_models * spec.n_items, 420 * 448)

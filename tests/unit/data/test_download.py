@@ -10,7 +10,7 @@ from benchcast.data.download import download, find_file
 from benchcast.errors import DataError
 from benchcast.studies.misses_the_mark.analysis import DATASET_ORDER
 
-CATALOG = REPO / "config" / "catalog.yaml"
+CATALOG = REPO / "src" / "benchcast" / "data" / "catalog.yaml"
 
 
 def test_download_verifies_checksum_and_writes_atomically(tmp_path):

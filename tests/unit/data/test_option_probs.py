@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from benchcast.data.catalog import load_catalog
+from benchcast.data.catalog import DEFAULT_CATALOG, load_catalog
 from benchcast.data.item_level import build_tables, load_response_matrix, write_tables
 from benchcast.data.safe_pickle import safe_load_npy
 from benchcast.errors import DataError, UnsafePickleError
@@ -159,7 +159,7 @@ def test_safe_load_npy_reads_numeric_npy_and_numpy_scalars(tmp_path):
 
 
 def test_catalog_names_arc_and_hellaswag_at_their_public_paths():
-    cat = load_catalog("src/benchcast/data/catalog.yaml")
+    cat = load_catalog(DEFAULT_CATALOG)
     for name, n_items in (("tailoredbench_arc_challenge", 1172), ("tailoredbench_hellaswag", 6000)):
         spec = cat[name]
         assert spec.format == "npy_options" and not spec.mirrored and spec.n_items == n_items

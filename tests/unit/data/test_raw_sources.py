@@ -53,10 +53,10 @@ def default_config_workdir(root: Path, **overrides) -> tuple[Path, dict]:
     """A work folder with the repository's default config (and catalog), some keys overridden."""
     (root / "config").mkdir(parents=True)
     # the copied catalog's `source: repo` files (the BenchPress inventory) stay the repository's
-    catalog = yaml.safe_load((REPO / "config" / "catalog.yaml").read_text())
+    catalog = yaml.safe_load((REPO / "src" / "benchcast" / "data" / "catalog.yaml").read_text())
     (root / "config" / "catalog.yaml").write_text(yaml.safe_dump({**catalog, "repo_root": str(REPO)}, sort_keys=False))
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    config.update(overrides)
+    config.update(catalog="config/catalog.yaml", **overrides)
     (root / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     return root, config
 
@@ -79,7 +79,7 @@ def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
 
 def needed_files(config: dict) -> dict[str, str]:
     """Relative mirror path -> pinned sha256 (or None) of every raw file of the config's datasets."""
-    catalog = load_catalog(REPO / "config" / "catalog.yaml")
+    catalog = load_catalog(REPO / "src" / "benchcast" / "data" / "catalog.yaml")
     datasets = list(config["misses_the_mark"]["datasets"]) + [config.get("benchpress", {}).get("dataset", "benchpress")]
     return {f"{f.source}/{f.path}": f.sha256 for d in datasets for f in catalog[d].files.values() if not f.in_repo}
 

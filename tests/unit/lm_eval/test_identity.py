@@ -21,7 +21,7 @@ from benchcast.lm_eval.simulate import write_logs
 from benchcast.methods import REGISTRY
 from benchcast.new_model.leaderboard import load_leaderboard
 
-CATALOG = load_catalog(REPO / "config" / "catalog.yaml")
+CATALOG = load_catalog(REPO / "src" / "benchcast" / "data" / "catalog.yaml")
 
 
 def test_every_item_dataset_states_its_identity_with_evidence():

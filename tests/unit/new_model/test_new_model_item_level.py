@@ -332,7 +332,7 @@ def test_the_heldout_intervals_jobs_cross_datasets_methods_and_budgets_with_a_me
     from benchcast.data.catalog import load_catalog
     from benchcast.studies.heldout_intervals.jobs import Jobs
 
-    catalog = load_catalog(REPO / "config" / "catalog.yaml")
+    catalog = load_catalog(REPO / "src" / "benchcast" / "data" / "catalog.yaml")
     config = {
         "datasets": ["musr", "gsm"],
         "methods": [{"name": "random_sampling"}, {"name": "tailoredbench"}, {"name": "cf_probe", "datasets": ["musr"]}],

@@ -45,7 +45,7 @@ def test_model_pairs():
 @pytest.mark.skipif(not (RAW / "benchmark-prediction").is_dir(), reason="needs the raw mirror ../shared/raw")
 def test_normal_approximation_reproduces_the_uniform_mdad_on_musr(tmp_path):
     """Issue 18, acceptance 2: within one 0.5-point bin at k = 25-250."""
-    spec = load_catalog(REPO / "config" / "catalog.yaml")["musr"]
+    spec = load_catalog(REPO / "src" / "benchcast" / "data" / "catalog.yaml")["musr"]
     tables = build_tables(spec, RAW, log=lambda *_: None)
     models = tables["models"]
     keep = ~models.excluded.to_numpy()

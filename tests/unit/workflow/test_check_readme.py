@@ -80,7 +80,7 @@ def test_blocks_run_after_what_they_need():
     for b in found:
         if b.mode != "run" or not check_readme.runs(b):
             continue
-        if "results/data/musr/responses.parquet" in b.code:
+        if "results/data/musr/responses.parquet" in b.code or "benchcast fetch musr" in b.code:
             ingested = True
         elif "results/data/musr" in b.code or "benchcast select musr" in b.code:
             assert ingested, f"{b.path}:{b.line} reads MuSR before any block ingests it"

@@ -33,7 +33,7 @@ STUDIES = tuple(registry())
 
 @pytest.fixture(scope="module")
 def catalog():
-    return load_catalog(REPO / "config" / "catalog.yaml")
+    return load_catalog(REPO / "src" / "benchcast" / "data" / "catalog.yaml")
 
 
 def sources(tmp_path, file_config: dict, command_line: dict | None = None) -> ConfigSources:
