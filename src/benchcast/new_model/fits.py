@@ -156,10 +156,10 @@ def fold_of_models(n_models: int, folds: int, seed: int) -> np.ndarray:
     return fold_of
 
 
-#: calibrating takes processes only when its folds would take longer than this in one (the fit's
-#: seconds x folds): starting the processes and importing the library in them costs 2-3 s, so the
-#: CF probe's 7 s of MuSR folds took longer on two processes than on one (measured 2026-11-26)
-POOL_WORTH_SECONDS = 10.0
+#: calibrating takes processes only when the folds after the first would take longer than this in
+#: one (the first fold's seconds x the folds left): starting the processes and importing the
+#: library in them costs 2-3 s (measured 2026-11-26)
+POOL_WORTH_SECONDS = 5.0
 
 
 def _calibration_fold(
@@ -189,11 +189,11 @@ def calibrate(
 ) -> pd.DataFrame:
     """Every model's estimate from the method fitted without the model's fold (module docstring).
 
-    ``cores`` > 1 fits the folds in that many processes (joblib's loky, its ``inner_max_num_threads``
-    setting the thread variables before they load NumPy), each with one BLAS thread, as every fold
-    is in one process: the table is the same whatever ``cores``. ``first_seconds``
-    (the whole fit's seconds, when just measured) sizes the time-left estimate before a fold ends,
-    and keeps a calibration quicker than :data:`POOL_WORTH_SECONDS` in this process.
+    The first fold runs in this process; its seconds decide the rest: with ``cores`` > 1 and more
+    than :data:`POOL_WORTH_SECONDS` of folds left, they run in that many processes (joblib's loky,
+    its ``inner_max_num_threads`` setting the thread variables before they load NumPy), each with
+    one BLAS thread as every fit here has: the table is the same whatever ``cores``.
+    ``first_seconds`` (the whole fit's, when just measured) sizes the first time estimate.
     """
     scores, ids, subtasks = board.matrix.scores, board.matrix.model_ids, board.matrix.subtasks
     folds = min(int(folds), scores.shape[0])
@@ -201,34 +201,40 @@ def calibrate(
         raise ConfigError(f"calibration needs at least 2 folds of models, got {folds}")
     fold_of = fold_of_models(scores.shape[0], folds, seed)
     args = (scores, ids, subtasks, fold_of)
-    workers = max(1, min(int(cores), folds))
-    if first_seconds is not None and first_seconds * folds < POOL_WORTH_SECONDS:
+    about = f": about {_duration(first_seconds * folds)} on one core" if first_seconds is not None else ""
+    log(f"calibrating on {folds} folds of models{about}")
+    by_fold, took = {}, []
+
+    def record(k: int, rows: list, seconds: float, workers: int) -> None:
+        by_fold[k] = rows
+        took.append(seconds)
+        left = sum(took) / len(took) * (folds - len(by_fold)) / workers
+        tail = f", about {_duration(left)} left" if len(by_fold) < folds else ""
+        log(f"calibration fold {k + 1} of {folds}: {len(rows)} models, {seconds:.1f}s ({len(by_fold)} done{tail})")
+
+    with one_blas_thread():
+        rows, seconds = _calibration_fold(*args, 0, method, params, budget, seed)
+    workers = max(1, min(int(cores), folds - 1))
+    if seconds * (folds - 1) < POOL_WORTH_SECONDS:
         workers = 1  # starting the processes would cost more than the folds take
-    about = f": about {_duration(first_seconds * folds / workers)}" if first_seconds is not None else ""
-    log(f"calibrating on {folds} folds of models, {workers} at a time{about}")
+    record(0, rows, seconds, workers)
     if workers == 1:
-        done = ((k, _calibration_fold(*args, k, method, params, budget, seed)) for k in range(folds))
+        done = ((k, _calibration_fold(*args, k, method, params, budget, seed)) for k in range(1, folds))
     else:
         from joblib import Parallel, delayed, parallel_config
 
         def fold(k):
             return k, _calibration_fold(*args, k, method, params, budget, seed)
 
+        log(f"the other {folds - 1} folds on {workers} processes: about {_duration(seconds * (folds - 1) / workers)}")
         with parallel_config(backend="loky", inner_max_num_threads=1):
             done = Parallel(n_jobs=workers, return_as="generator_unordered", max_nbytes=None)(
-                delayed(fold)(k) for k in range(folds)
+                delayed(fold)(k) for k in range(1, folds)
             )
-    by_fold, took = {}, []
     try:
         with one_blas_thread():  # the folds fitted here (the processes' folds: inner_max_num_threads)
             for k, (rows, seconds) in done:
-                by_fold[k] = rows
-                took.append(seconds)
-                left = sum(took) / len(took) * (folds - len(by_fold)) / workers
-                tail = f", about {_duration(left)} left" if len(by_fold) < folds else ""
-                log(
-                    f"calibration fold {k + 1} of {folds}: {len(rows)} models, {seconds:.1f}s ({len(by_fold)} done{tail})"
-                )
+                record(k, rows, seconds, workers)
     finally:  # an interrupt: stop the workers here, without joblib's warning about the cancelled folds
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
