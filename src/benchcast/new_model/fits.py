@@ -23,7 +23,6 @@ import json
 import math
 import os
 import time
-import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,6 +175,54 @@ def _calibration_fold(
     return rows, time.perf_counter() - t0
 
 
+#: the calibration job of this worker process (:func:`_fold_pool`)
+_WORKER_JOB: tuple | None = None
+
+
+def _start_worker(job: tuple) -> None:
+    import signal
+
+    global _WORKER_JOB
+    _WORKER_JOB = job
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to act on (_fold_pool)
+
+
+def _fold_in_worker(k: int) -> tuple[int, tuple[list, float]]:
+    scores, ids, subtasks, fold_of, method, params, budget, seed = _WORKER_JOB
+    return k, _calibration_fold(scores, ids, subtasks, fold_of, k, method, params, budget, seed)
+
+
+def _fold_pool(workers: int, job: tuple):
+    """``workers`` processes that fit calibration folds, with the one-thread variables set.
+
+    A terminal sends Ctrl-C to the whole process group. This process, which gets it too, stops the
+    workers (``Pool.terminate``); they ignore it, so that none prints a traceback. On Linux they are
+    forked, so they start at once, already holding the library, and inherit, while they start, a
+    handler that only notes a Ctrl-C (in this process it is raised once they exist; a handler
+    survives a fork, not the start of a new interpreter). Elsewhere they are spawned."""
+    import multiprocessing
+    import signal
+    import sys
+    import threading
+
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    if threading.current_thread() is not threading.main_thread():  # signals are the main thread's only
+        with one_blas_thread():
+            return context.Pool(workers, initializer=_start_worker, initargs=(job,))
+    noted = []
+    previous = signal.signal(signal.SIGINT, lambda *_: noted.append(True))
+    try:
+        with one_blas_thread():
+            pool = context.Pool(workers, initializer=_start_worker, initargs=(job,))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if noted:
+        pool.terminate()
+        pool.join()
+        raise KeyboardInterrupt
+    return pool
+
+
 def calibrate(
     board: Leaderboard,
     method: str,
@@ -190,9 +237,9 @@ def calibrate(
     """Every model's estimate from the method fitted without the model's fold (module docstring).
 
     The first fold runs in this process; its seconds decide the rest: with ``cores`` > 1 and more
-    than :data:`POOL_WORTH_SECONDS` of folds left, they run in that many processes (joblib's loky,
-    its ``inner_max_num_threads`` setting the thread variables before they load NumPy), each with
-    one BLAS thread as every fit here has: the table is the same whatever ``cores``.
+    than :data:`POOL_WORTH_SECONDS` of folds left, they run in that many processes
+    (:func:`_fold_pool`), each with one BLAS thread as every fit here has: the table is the same
+    whatever ``cores``.
     ``first_seconds`` (the whole fit's, when just measured) sizes the first time estimate.
     """
     scores, ids, subtasks = board.matrix.scores, board.matrix.model_ids, board.matrix.subtasks
@@ -218,27 +265,23 @@ def calibrate(
     if seconds * (folds - 1) < POOL_WORTH_SECONDS:
         workers = 1  # starting the processes would cost more than the folds take
     record(0, rows, seconds, workers)
+    rest = range(1, folds)
     if workers == 1:
-        done = ((k, _calibration_fold(*args, k, method, params, budget, seed)) for k in range(1, folds))
+        with one_blas_thread():
+            for k in rest:
+                record(k, *_calibration_fold(*args, k, method, params, budget, seed), workers)
     else:
-        from joblib import Parallel, delayed, parallel_config
-
-        def fold(k):
-            return k, _calibration_fold(*args, k, method, params, budget, seed)
-
         log(f"the other {folds - 1} folds on {workers} processes: about {_duration(seconds * (folds - 1) / workers)}")
-        with parallel_config(backend="loky", inner_max_num_threads=1):
-            done = Parallel(n_jobs=workers, return_as="generator_unordered", max_nbytes=None)(
-                delayed(fold)(k) for k in range(1, folds)
-            )
-    try:
-        with one_blas_thread():  # the folds fitted here (the processes' folds: inner_max_num_threads)
-            for k, (rows, seconds) in done:
+        pool = _fold_pool(workers, (*args, method, params, budget, seed))
+        try:
+            for k, (rows, seconds) in pool.imap_unordered(_fold_in_worker, rest):
                 record(k, rows, seconds, workers)
-    finally:  # an interrupt: stop the workers here, without joblib's warning about the cancelled folds
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            done.close()
+            pool.close()
+        except BaseException:  # Ctrl-C or an error: stop the other folds now
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
     rows = [row for k in range(folds) for row in by_fold[k]]
     return pd.DataFrame(rows, columns=["model_id", "fold", "estimate", "truth"])
 
