@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -31,7 +32,12 @@ def run(cmd, **kwargs) -> subprocess.CompletedProcess:
 def installed(tmp_path_factory):
     """A fresh virtual environment holding the wheel (and its pinned dependencies) only."""
     root = tmp_path_factory.mktemp("wheel")
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", root / "dist", REPO])
+    source = root / "source"  # a copy: building in place would leave build/ in the repository
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", root / "dist", source])
     (wheel,) = (root / "dist").glob("benchcast-*.whl")
     venv = root / "venv"
     run([sys.executable, "-m", "venv", venv])
