@@ -37,52 +37,6 @@ def dataset_folder(data_dir: str | Path, dataset: str) -> Path:
     return Path(data_dir) / "data" / dataset
 
 
-def raw_files(
-    catalog: Catalog,
-    dataset: str,
-    data_dir: str | Path,
-    raw_dir: str | Path | None = None,
-    url_template: str | None = None,
-    log=print,
-) -> dict[str, Path]:
-    """Every raw file of ``dataset``, by role: from the mirror ``raw_dir``, or downloaded into
-    ``<data_dir>/raw/`` (once)."""
-    spec = catalog[dataset]
-    files = {}
-    for role, f in spec.files.items():
-        if f.in_repo:  # a file kept with the catalog in a clone (a table transcribed from a paper)
-            path = catalog.local_path(dataset, role, raw_dir or ".")
-            if not path.exists():
-                raise DataError(
-                    path,
-                    f"files.{role}",
-                    f"dataset {dataset!r} needs a file kept in benchcast's repository, which this installation lacks",
-                    "fetch it in a clone of the repository (the workflow ingests it)",
-                )
-        elif raw_dir is not None:
-            path = spec.local_path(raw_dir, role)
-            if not path.exists():
-                raise DataError(
-                    path,
-                    f"files.{role}",
-                    f"the mirror {raw_dir} has no file {f.source}/{f.path} of dataset {dataset!r}",
-                    "point --raw-dir at a folder laid out as <source>/<path> that has it, or leave --raw-dir out "
-                    "to download it",
-                )
-        else:
-            path = Path(data_dir) / "raw" / f.source / f.path
-            if not path.exists():
-                download(
-                    spec.url(role, url_template or catalog.url_template),
-                    path,
-                    f.sha256,
-                    log=log,
-                    fix=fetch_fix(dataset),
-                )
-        files[role] = path
-    return files
-
-
 def fetch_dataset(
     catalog: Catalog,
     dataset: str,
@@ -104,7 +58,33 @@ def fetch_dataset(
         raise DataError(
             raw_dir, "--raw-dir", "is not a folder", "point --raw-dir at a mirror laid out as <source>/<path>"
         )
-    files = raw_files(catalog, dataset, data_dir, raw_dir, url_template, log)
+    files = {}
+    for role, f in spec.files.items():
+        if f.in_repo:  # a file kept with the catalog in a clone (a table transcribed from a paper)
+            path = catalog.local_path(dataset, role, raw_dir or ".")
+            if not path.exists():
+                raise DataError(
+                    path,
+                    f"files.{role}",
+                    f"dataset {dataset!r} needs a file kept in benchcast's repository, which this installation lacks",
+                    "fetch it in a clone of the repository (the workflow ingests it)",
+                )
+        elif raw_dir is not None:
+            path = spec.local_path(raw_dir, role)
+            if not path.exists():
+                raise DataError(
+                    path,
+                    f"files.{role}",
+                    f"the mirror {raw_dir} has no file {f.source}/{f.path} of dataset {dataset!r}",
+                    "point --raw-dir at a folder laid out as <source>/<path> that has it, or leave --raw-dir out "
+                    "to download it",
+                )
+        else:  # downloaded once into <data_dir>/raw/
+            path = Path(data_dir) / "raw" / f.source / f.path
+            if not path.exists():
+                template = url_template or catalog.url_template
+                download(spec.url(role, template), path, f.sha256, log=log, fix=fetch_fix(dataset))
+        files[role] = path
     verify_checksums(spec, files, log=log)
     tables = build_tables(spec, files, log=log)
     out = dataset_folder(data_dir, dataset)

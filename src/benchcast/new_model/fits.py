@@ -228,8 +228,8 @@ def calibrate(
     method: str,
     params: dict | None,
     budget: int,
-    seed: int,
     folds: int,
+    seed: int,
     log=print,
     cores: int = 1,
     first_seconds: float | None = None,
@@ -308,7 +308,7 @@ def build_fit(
         m = fit_method(method, params, board.matrix.scores, board.matrix.subtasks, budget, seed, 0)
     fit_seconds = time.perf_counter() - t0
     log(f"fitted on all {len(board.matrix.model_ids)} models in {fit_seconds:.1f}s")
-    calibration = calibrate(board, method, params, budget, seed, folds, log, cores, fit_seconds)
+    calibration = calibrate(board, method, params, budget, folds, seed, log, cores, fit_seconds)
     meta = {
         "dataset": board.key,
         "matrix_sha256": board.checksum,
