@@ -98,6 +98,12 @@ def test_the_good_inputs_of_these_cases_work(lab, tmp_path):
         assert proc.returncode == 0 and (work / f"{command}.csv").is_file(), proc.stderr
 
 
+def as_in_a_terminal() -> None:
+    """Ctrl-C's default action in the command, as a terminal gives it: a test run started in the
+    background (CI's) passes an ignored Ctrl-C down to every process it starts."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 #: the lines a fit prints before it is done (benchcast.new_model.api.build_plan, fits.calibrate)
 FIT_PROGRESS = ("building the gp_irt fit", "fitted on all", "calibrating on", "calibration fold", "the other ")
 
@@ -112,6 +118,7 @@ def test_an_interrupt_during_a_fit_ends_in_one_line_with_exit_130_and_nothing_wr
         stderr=subprocess.PIPE,
         cwd=tmp_path,
         text=True,
+        preexec_fn=as_in_a_terminal,
     )
     lines = []
     for line in proc.stderr:  # the fit's first word, then Ctrl-C while it fits
@@ -149,6 +156,7 @@ def test_ctrl_c_in_a_terminal_stops_the_calibration_processes_too(tmp_path, dela
         cwd=tmp_path,
         text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job has
+        preexec_fn=as_in_a_terminal,
     )
     lines = []
     for line in proc.stderr:
