@@ -138,14 +138,40 @@ def one_blas_thread():
     saved = {var: os.environ.get(var) for var in THREAD_VARIABLES}
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
     try:
-        with threadpool_limits(1):
+        with interrupts_held():  # threadpoolctl scans the libraries through a ctypes callback,
+            limits = threadpool_limits(1)  # which would swallow a Ctrl-C raised inside it
+        try:
             yield
+        finally:
+            with interrupts_held():
+                limits.restore_original_limits()
     finally:
         for var, value in saved.items():
             if value is None:
                 os.environ.pop(var, None)
             else:
                 os.environ[var] = value
+
+
+@contextmanager
+def interrupts_held():
+    """A Ctrl-C arriving inside is noted and raised when the block ends, not inside it (where a
+    ctypes callback or a process being started would lose it). Outside the main thread, which
+    alone receives signals in Python, nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted = []
+    previous = signal.signal(signal.SIGINT, lambda *_: noted.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if noted and previous is not signal.SIG_IGN:
+        raise KeyboardInterrupt
 
 
 def fold_of_models(n_models: int, folds: int, seed: int) -> np.ndarray:
@@ -201,25 +227,18 @@ def _fold_pool(workers: int, job: tuple):
     handler that only notes a Ctrl-C (in this process it is raised once they exist; a handler
     survives a fork, not the start of a new interpreter). Elsewhere they are spawned."""
     import multiprocessing
-    import signal
     import sys
-    import threading
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    if threading.current_thread() is not threading.main_thread():  # signals are the main thread's only
-        with one_blas_thread():
-            return context.Pool(workers, initializer=_start_worker, initargs=(job,))
-    noted = []
-    previous = signal.signal(signal.SIGINT, lambda *_: noted.append(True))
+    pool = None
     try:
-        with one_blas_thread():
+        with interrupts_held(), one_blas_thread():
             pool = context.Pool(workers, initializer=_start_worker, initargs=(job,))
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if noted:
-        pool.terminate()
-        pool.join()
-        raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+        raise
     return pool
 
 
