@@ -1,0 +1,49 @@
+"""Benchmark every item-level method as the leaderboard grows (issue 38): fit, select and estimate
+seconds and peak memory per (method, size), each cell in its own capped process, and the growth
+exponents in models and in items. See ``benchcast.scaling.benchmark`` and docs/performance.md.
+
+Usage: .venv/bin/python scripts/performance/benchmark_scaling.py [--sizes 500x2000 1000x10000 ...]
+       [--methods gp_irt pca ...] [--baseline-src OTHER_CHECKOUT/src] [--memory-cap-gb 16]
+       [--time-cap-s 900] [--out scaling.csv]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from benchcast.methods import REGISTRY
+from benchcast.scaling.benchmark import DEFAULT_SIZES, Size, growth, run
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), help="MODELSxITEMS, e.g. 1000x10000")
+    ap.add_argument("--methods", nargs="+", default=sorted(REGISTRY), help="default: every registered method")
+    ap.add_argument("--baseline-src", type=Path, help="another checkout's src: its column 'before'")
+    ap.add_argument("--budget", type=int, default=100)
+    ap.add_argument("--targets", type=int, default=20)
+    ap.add_argument("--memory-cap-gb", type=float, default=16.0)
+    ap.add_argument("--time-cap-s", type=float, default=900.0)
+    ap.add_argument("--data-dir", type=Path, help="where the synthetic matrices are kept (default: a temp folder)")
+    ap.add_argument("--out", type=Path, default=Path("scaling.csv"))
+    args = ap.parse_args()
+    unknown = sorted(set(args.methods) - set(REGISTRY))
+    if unknown:
+        ap.error(f"unknown methods {unknown}; the registered ones are {sorted(REGISTRY)}")
+    table = run(
+        [Size.parse(s) for s in args.sizes],
+        args.methods,
+        args.out,
+        baseline_src=args.baseline_src,
+        budget=args.budget,
+        targets=args.targets,
+        memory_cap_gb=args.memory_cap_gb,
+        time_cap_s=args.time_cap_s,
+        data_dir=args.data_dir,
+    )
+    print(growth(table).round(2).to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()

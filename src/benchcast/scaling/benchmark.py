@@ -1,0 +1,197 @@
+"""The scaling benchmark: every item-level method's cost as the leaderboard grows.
+
+For each size (models x items, smallest first) and each method, one new process
+(:mod:`benchcast.scaling.cell`) fits the method on a synthetic leaderboard
+(:mod:`benchcast.scaling.synthetic`), estimates its last ``targets`` models, and replays one of
+them as the new-model commands do. Each process has one BLAS thread (as the workflow's jobs and
+the command line's fits), a memory cap (its address space) and a time cap (it is killed); a
+method stopped by a cap is recorded as stopping there, and is not tried at the larger sizes.
+
+With ``baseline_src`` (another checkout's ``src`` folder) every cell runs that checkout first and
+then this one, back to back, so the two columns of a row are paired on the same machine state.
+The table is rewritten (atomically) after every cell, and a rerun with the same output keeps the
+rows it already has, so an interrupted benchmark resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchcast.data.io import write_text_atomic
+from benchcast.errors import ConfigError
+from benchcast.scaling import cell
+from benchcast.scaling.synthetic import leaderboard
+
+#: the sizes of issue 38's table, and the corners that separate growth in models from growth in items
+DEFAULT_SIZES = ("500x2000", "1000x2000", "500x10000", "1000x10000", "2500x25000", "5000x25000", "5000x50000")
+#: the papers' settings where the defaults differ (Random-Search-Learn's 10,000 candidates is its default)
+DEFAULT_PARAMS: dict[str, dict] = {}
+COLUMNS = [
+    "version", "method", "models", "items", "status", "fit_s", "estimate_s", "select_s", "estimate_one_s",
+    "data_gb", "fit_peak_gb", "peak_gb", "mae", "replay_gap", "wall_s", "params", "error",
+]  # fmt: skip
+STOPPED = ("time", "memory")
+
+
+@dataclass(frozen=True)
+class Size:
+    models: int
+    items: int
+
+    @classmethod
+    def parse(cls, text: str) -> Size:
+        try:
+            models, items = (int(part) for part in text.lower().split("x"))
+        except ValueError:
+            raise ConfigError(f"size {text!r} is not MODELSxITEMS; fix: write it like 1000x10000") from None
+        if models < 3 or items < 3:
+            raise ConfigError(f"size {text!r} is too small; fix: use at least 3 models and 3 items")
+        return cls(models, items)
+
+    def __str__(self) -> str:
+        return f"{self.models}x{self.items}"
+
+
+def data_file(size: Size, seed: int, folder: Path) -> Path:
+    """The synthetic leaderboard of ``size`` as an ``.npz`` (made once, then reused)."""
+    path = folder / f"synthetic-{size}-seed{seed}.npz"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        board = leaderboard(size.models, size.items, seed)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
+        np.savez(tmp, scores=board.scores, subtasks=board.subtasks)
+        tmp.replace(path)
+    return path
+
+
+def run_cell(
+    src: Path | None,
+    method: str,
+    data: Path,
+    budget: int,
+    targets: int,
+    seed: int,
+    memory_cap_gb: float,
+    time_cap_s: float,
+    params: dict | None = None,
+) -> dict:
+    """One cell in a new process whose ``benchcast`` is ``src`` (None: this one)."""
+    with tempfile.TemporaryDirectory(prefix="benchcast-scaling-") as work:
+        spec = {
+            "data": str(data), "method": method, "params": params, "budget": budget, "targets": targets,
+            "seed": seed, "memory_cap_gb": memory_cap_gb, "out": str(Path(work) / "result.json"),
+        }  # fmt: skip
+        (Path(work) / "spec.json").write_text(json.dumps(spec))
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        env["NUMBA_NUM_THREADS"] = "1"
+        if src is not None:
+            env["PYTHONPATH"] = str(src)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, cell.__file__, str(Path(work) / "spec.json")],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # a kill reaches anything it started
+        )
+        try:
+            _, stderr = proc.communicate(timeout=time_cap_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.communicate()
+            return {"status": "time", "error": f"stopped after the {time_cap_s:.0f} s cap", "wall_s": time_cap_s}
+        wall = time.perf_counter() - t0
+        result_file = Path(spec["out"])
+        if not result_file.exists():
+            last = (stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+            status = "memory" if proc.returncode < 0 or "MemoryError" in stderr else "error"
+            return {"status": status, "error": f"the process died ({proc.returncode}): {last}", "wall_s": wall}
+        return {**json.loads(result_file.read_text()), "wall_s": wall}
+
+
+def run(
+    sizes: Sequence[Size],
+    methods: Sequence[str],
+    out: Path,
+    *,
+    baseline_src: Path | None = None,
+    budget: int = 100,
+    targets: int = 20,
+    seed: int = 0,
+    memory_cap_gb: float = 16.0,
+    time_cap_s: float = 900.0,
+    data_dir: Path | None = None,
+    params: dict[str, dict] | None = None,
+    log: Callable[[str], None] = print,
+) -> pd.DataFrame:
+    """Run every (size, method) cell not yet in ``out``, rewriting ``out`` after each. ``params``:
+    settings per method where not the defaults (recorded in the table)."""
+    params = {**DEFAULT_PARAMS, **(params or {})}
+    table = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=COLUMNS)
+    versions = ["before", "after"] if baseline_src is not None else ["after"]
+    data_dir = data_dir or Path(tempfile.gettempdir()) / "benchcast-scaling"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for size in sorted(sizes, key=lambda s: (s.models * s.items, s.items)):
+        data = None
+        for method in methods:
+            for version in versions:
+                mine = table[(table.version == version) & (table.method == method)]
+                if ((mine.models == size.models) & (mine["items"] == size.items)).any():
+                    continue
+                stopped = mine[mine.status.isin(STOPPED)]
+                smaller = stopped[(stopped.models <= size.models) & (stopped["items"] <= size.items)]
+                if len(smaller):
+                    at = smaller.iloc[0]
+                    row = {"status": "skipped", "error": f"stopped ({at.status}) at {at.models}x{at['items']}"}
+                else:
+                    data = data or data_file(size, seed, data_dir)
+                    src = baseline_src if version == "before" else None
+                    row = run_cell(
+                        src, method, data, budget, targets, seed, memory_cap_gb, time_cap_s, params.get(method)
+                    )
+                row = {"version": version, "method": method, "models": size.models, "items": size.items, **row}
+                row["params"] = json.dumps(params.get(method) or {}, sort_keys=True)
+                log(_describe(row))
+                table = pd.concat([table, pd.DataFrame([row])], ignore_index=True)[COLUMNS]
+                write_text_atomic(out, table.to_csv(index=False, float_format="%.4g"))
+    return table
+
+
+def _describe(row: dict) -> str:
+    where = f"{row['version']:6s} {row['method']:24s} {row['models']}x{row['items']}"
+    if row["status"] != "ok":
+        return f"{where}: {row['status']}: {row.get('error', '')}"
+    return (
+        f"{where}: fit {row['fit_s']:.1f}s, estimate {row['estimate_s']:.2f}s, select {row['select_s']:.2f}s, "
+        f"peak {row['peak_gb']:.2f} GB (data {row['data_gb']:.2f} GB)"
+    )
+
+
+def growth(table: pd.DataFrame, value: str = "fit_s") -> pd.DataFrame:
+    """Per (version, method), the exponents ``b_models``, ``b_items`` of ``value ~ models^b_models *
+    items^b_items``, least squares in logs over the sizes the method completed (NaN where its sizes
+    do not separate the two: fewer than three, or all on one line through the origin in logs)."""
+    rows = []
+    for (version, method), part in table[table.status == "ok"].groupby(["version", "method"], sort=True):
+        part = part[part[value].astype(float) > 0]
+        design = np.column_stack(
+            [np.ones(len(part)), np.log(part.models.astype(float)), np.log(part["items"].astype(float))]
+        )
+        b = [np.nan, np.nan]
+        if len(part) >= 3 and np.linalg.matrix_rank(design) == 3:
+            coef, *_ = np.linalg.lstsq(design, np.log(part[value].to_numpy(float)), rcond=None)
+            b = coef[1:]
+        rows.append({"version": version, "method": method, "sizes": len(part), "b_models": b[0], "b_items": b[1]})
+    return pd.DataFrame(rows, columns=["version", "method", "sizes", "b_models", "b_items"])

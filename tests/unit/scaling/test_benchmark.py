@@ -1,0 +1,103 @@
+"""The scaling benchmark's driver: cells in capped processes, a resumable table, growth exponents."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchcast.errors import ConfigError
+from benchcast.scaling.benchmark import Size, data_file, growth, run, run_cell
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_size_parse():
+    assert Size.parse("1000x10000") == Size(1000, 10000) and str(Size(5, 7)) == "5x7"
+    with pytest.raises(ConfigError, match="MODELSxITEMS"):
+        Size.parse("1000by10")
+    with pytest.raises(ConfigError, match="too small"):
+        Size.parse("2x100")
+
+
+def test_a_cell_measures_the_method_as_the_trial_runner_runs_it(tmp_path):
+    data = data_file(Size(60, 400), 0, tmp_path)
+    row = run_cell(None, "random_sampling", data, 30, 10, 0, 8.0, 120.0)
+    assert row["status"] == "ok", row
+    assert row["fit_s"] >= 0 and row["estimate_s"] >= 0 and row["select_s"] >= 0
+    assert 0 < row["data_gb"] <= row["peak_gb"] < 8.0
+    scores = np.load(data)["scores"].astype(float)
+    # Random-Sampling's estimate is the mean of its 30 items: far from the truth only by sampling
+    assert 0 < row["mae"] < 0.2 and row["replay_gap"] == 0.0
+    assert data_file(Size(60, 400), 0, tmp_path).stat().st_mtime == data.stat().st_mtime  # made once
+    assert scores.shape == (60, 400)
+
+
+def test_caps_stop_a_cell_and_its_larger_sizes(tmp_path):
+    out = tmp_path / "scaling.csv"
+    log = []
+    table = run(
+        [Size(40, 300), Size(80, 600)],
+        ["random_sampling", "random_search_learn"],
+        out,
+        budget=20,
+        targets=5,
+        time_cap_s=4.0,
+        data_dir=tmp_path / "data",
+        params={"random_search_learn": {"num_search": 10**6}},  # minutes, even at 40 x 300
+        log=log.append,
+    )
+    status = {(r.method, r.models): r.status for r in table.itertuples()}
+    assert status == {
+        ("random_sampling", 40): "ok",
+        ("random_sampling", 80): "ok",
+        ("random_search_learn", 40): "time",
+        ("random_search_learn", 80): "skipped",
+    }
+    assert "stopped (time) at 40x300" in table[table.status == "skipped"].error.iloc[0]
+    assert pd.read_csv(out)["params"].tolist()[1] == '{"num_search": 1000000}'
+    # a rerun keeps every row it has: nothing runs again
+    log.clear()
+    again = run([Size(40, 300), Size(80, 600)], ["random_sampling", "random_search_learn"], out, log=log.append)
+    assert log == [] and len(again) == 4
+
+
+def test_the_memory_cap_stops_an_allocation_not_the_machine(tmp_path):
+    data = data_file(Size(6000, 8000), 0, tmp_path)  # 384 MB as float64
+    # the imports take about 0.5 GB of address space; the float64 copy does not fit beside them
+    row = run_cell(None, "random_sampling", data, 30, 10, 0, 0.7, 60.0)
+    assert row["status"] == "memory", row
+    assert "0.7 GB cap" in row["error"]
+
+
+def test_growth_recovers_known_exponents():
+    sizes = [(500, 2000), (1000, 2000), (500, 10000), (1000, 10000), (2500, 25000)]
+    rows = [
+        {"version": "after", "method": "m", "models": m, "items": i, "status": "ok", "fit_s": 1e-9 * m * i**2}
+        for m, i in sizes
+    ]
+    rows.append({"version": "after", "method": "m", "models": 9, "items": 9, "status": "time", "fit_s": np.nan})
+    rows += [
+        {"version": "after", "method": "two", "models": m, "items": i, "status": "ok", "fit_s": 1.0}
+        for m, i in sizes[:2]
+    ]
+    g = growth(pd.DataFrame(rows)).set_index("method")
+    assert g.loc["m", "sizes"] == 5
+    assert g.loc["m", "b_models"] == pytest.approx(1.0) and g.loc["m", "b_items"] == pytest.approx(2.0)
+    assert np.isnan(g.loc["two", "b_models"])  # two sizes cannot separate models from items
+
+
+def test_the_script_as_a_developer_types_it(tmp_path):
+    out = tmp_path / "s.csv"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts/performance/benchmark_scaling.py"), "--sizes", "30x200", "60x200",
+         "30x400", "--methods", "random_sampling", "aipw", "--budget", "10", "--targets", "5",
+         "--data-dir", str(tmp_path), "--out", str(out)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    table = pd.read_csv(out)
+    assert len(table) == 6 and set(table.status) == {"ok"}
+    assert "b_models" in proc.stdout and "aipw" in proc.stdout
