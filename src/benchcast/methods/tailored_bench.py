@@ -11,7 +11,8 @@ text that its released code makes are in :mod:`benchcast.methods.tailored`.
 Randomness: ``fit``'s generator draws the G-set; ``estimate``'s is split into one child per target
 (``Generator.spawn``, by target position), which draws that target's item order and initial
 medoids, so a target's core set does not depend on which other targets are in the batch or how
-they are grouped. Targets with the same native sources share one distance matrix.
+they are grouped. Targets with the same native sources share one distance matrix, and are
+clustered one after another, so that one such matrix is held at a time.
 """
 
 from __future__ import annotations
@@ -120,39 +121,45 @@ class TailoredBench(Method):
         on_g = oracle.query(self.g_set_)
         cons = consistency(self.source_[:, self.g_set_], on_g, self.metric)
         target_rngs = rng.spawn(oracle.n_targets)
-        shared: dict[bytes, tuple] = {}  # native sources -> (patterns, their mean per item)
+        natives = [
+            native_sources(cons, t, self.native, self.native_value, t_rng) for t, t_rng in enumerate(target_rngs)
+        ]
         out = np.empty(oracle.n_targets)
-        self.core_sets_ = []
+        core_sets: list = [None] * oracle.n_targets
         n_extra = self.budget_ - self.g_size
         use_clara = self.clara is not None and self.source_.shape[1] > self.clara.min_items
         # one target (a new model on the command line) clusters once: numba's start-up would cost
         # more than it saves; many targets (a workflow job) repay it
         engine = "numpy" if oracle.n_targets == 1 else "numba"
-        for t, t_rng in enumerate(target_rngs):
-            natives = native_sources(cons, t, self.native, self.native_value, t_rng)
-            if use_clara:
-                answers = self.source_[natives]
-                native_mean = answers.mean(axis=0)
-                clusters = cluster_items_clara(
-                    answers.T,
-                    self.g_set_,
-                    n_extra,
-                    t_rng,
-                    self.n_max_swaps,
-                    self.metric,
-                    self.clara.sample,
-                    self.clara.iterations,
-                    engine,
-                )
-            else:
-                key = natives.tobytes()
-                if key not in shared or not self.share_distances:
-                    answers = self.source_[natives]
-                    shared[key] = (distinct_patterns(answers.T, self.metric), answers.mean(axis=0))
-                patterns, native_mean = shared[key]
-                clusters = cluster_items(patterns, self.g_set_, n_extra, t_rng, self.n_max_swaps, engine)
-            extra = clusters.medoids[self.g_size :]
-            answers = np.concatenate([on_g[t], oracle.query(extra, rows=[t])[0]])
-            out[t] = calibrated_estimate(answers, clusters.medoids, clusters.labels, native_mean, self.calibrate)
-            self.core_sets_.append(clusters.medoids)
+        # targets with the same native sources, one after another: one items x items distance
+        # matrix is held at a time (each target's draws come from its own stream, so the order in
+        # which targets are clustered changes nothing)
+        groups: dict = {}
+        for t, own in enumerate(natives):
+            groups.setdefault(own.tobytes() if self.share_distances and not use_clara else t, []).append(t)
+        for members in groups.values():
+            answers = self.source_[natives[members[0]]]
+            native_mean = answers.mean(axis=0)
+            patterns = None if use_clara else distinct_patterns(answers.T, self.metric)
+            for t in members:
+                if use_clara:
+                    clusters = cluster_items_clara(
+                        answers.T,
+                        self.g_set_,
+                        n_extra,
+                        target_rngs[t],
+                        self.n_max_swaps,
+                        self.metric,
+                        self.clara.sample,
+                        self.clara.iterations,
+                        engine,
+                    )
+                else:
+                    clusters = cluster_items(patterns, self.g_set_, n_extra, target_rngs[t], self.n_max_swaps, engine)
+                extra = clusters.medoids[self.g_size :]
+                answered = np.concatenate([on_g[t], oracle.query(extra, rows=[t])[0]])
+                out[t] = calibrated_estimate(answered, clusters.medoids, clusters.labels, native_mean, self.calibrate)
+                core_sets[t] = clusters.medoids
+            del answers, patterns  # before the next group's
+        self.core_sets_ = core_sets
         return out
