@@ -3,7 +3,7 @@ seconds and peak memory per (method, size), each cell in its own capped process,
 exponents in models and in items. See ``benchcast.scaling.benchmark`` and docs/performance.md.
 
 Usage: .venv/bin/python scripts/performance/benchmark_scaling.py [--sizes 500x2000 1000x10000 ...]
-       [--methods gp_irt pca ...] [--baseline-src OTHER_CHECKOUT/src] [--memory-cap-gb 16]
+       [--methods gp_irt pca ...] [--version before=OTHER/src --version after=src] [--memory-cap-gb 16]
        [--time-cap-s 900] [--out scaling.csv]
 """
 
@@ -16,11 +16,24 @@ from benchcast.methods import REGISTRY
 from benchcast.scaling.benchmark import DEFAULT_SIZES, Size, growth, run
 
 
+def _version(text: str) -> tuple[str, Path]:
+    label, sep, src = text.partition("=")
+    if not sep or not (Path(src) / "benchcast").is_dir():
+        raise SystemExit(f"--version {text!r}: expected LABEL=SRC with SRC a checkout's src folder")
+    return label, Path(src)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), help="MODELSxITEMS, e.g. 1000x10000")
     ap.add_argument("--methods", nargs="+", default=sorted(REGISTRY), help="default: every registered method")
-    ap.add_argument("--baseline-src", type=Path, help="another checkout's src: its column 'before'")
+    ap.add_argument(
+        "--version",
+        action="append",
+        metavar="LABEL=SRC",
+        help="measure the checkout whose src folder is SRC under LABEL (repeat: paired, in order); "
+        "default: this checkout as 'after'",
+    )
     ap.add_argument("--budget", type=int, default=100)
     ap.add_argument("--targets", type=int, default=20)
     ap.add_argument("--memory-cap-gb", type=float, default=16.0)
@@ -35,7 +48,7 @@ def main() -> None:
         [Size.parse(s) for s in args.sizes],
         args.methods,
         args.out,
-        baseline_src=args.baseline_src,
+        versions=dict(_version(v) for v in args.version) if args.version else None,
         budget=args.budget,
         targets=args.targets,
         memory_cap_gb=args.memory_cap_gb,

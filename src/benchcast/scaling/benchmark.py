@@ -7,8 +7,9 @@ them as the new-model commands do. Each process has one BLAS thread (as the work
 the command line's fits), a memory cap (its address space) and a time cap (it is killed); a
 method stopped by a cap is recorded as stopping there, and is not tried at the larger sizes.
 
-With ``baseline_src`` (another checkout's ``src`` folder) every cell runs that checkout first and
-then this one, back to back, so the two columns of a row are paired on the same machine state.
+``versions`` names the checkouts to measure (a label and its ``src`` folder; None: this one); every
+cell runs them back to back, in the order given, so that the rows of one cell are paired on the
+same machine state (a baseline ``before`` and this checkout's ``after``, say).
 The table is rewritten (atomically) after every cell, and a rerun with the same output keeps the
 rows it already has, so an interrupted benchmark resumes where it stopped.
 """
@@ -126,7 +127,7 @@ def run(
     methods: Sequence[str],
     out: Path,
     *,
-    baseline_src: Path | None = None,
+    versions: dict[str, Path | None] | None = None,
     budget: int = 100,
     targets: int = 20,
     seed: int = 0,
@@ -140,13 +141,13 @@ def run(
     settings per method where not the defaults (recorded in the table)."""
     params = {**DEFAULT_PARAMS, **(params or {})}
     table = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=COLUMNS)
-    versions = ["before", "after"] if baseline_src is not None else ["after"]
+    versions = versions or {"after": None}
     data_dir = data_dir or Path(tempfile.gettempdir()) / "benchcast-scaling"
     data_dir.mkdir(parents=True, exist_ok=True)
     for size in sorted(sizes, key=lambda s: (s.models * s.items, s.items)):
         data = None
         for method in methods:
-            for version in versions:
+            for version, src in versions.items():
                 mine = table[(table.version == version) & (table.method == method)]
                 if ((mine.models == size.models) & (mine["items"] == size.items)).any():
                     continue
@@ -157,7 +158,6 @@ def run(
                     row = {"status": "skipped", "error": f"stopped ({at.status}) at {at.models}x{at['items']}"}
                 else:
                     data = data or data_file(size, seed, data_dir)
-                    src = baseline_src if version == "before" else None
                     row = run_cell(
                         src, method, data, budget, targets, seed, memory_cap_gb, time_cap_s, params.get(method)
                     )

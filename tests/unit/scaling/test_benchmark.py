@@ -101,3 +101,26 @@ def test_the_script_as_a_developer_types_it(tmp_path):
     table = pd.read_csv(out)
     assert len(table) == 6 and set(table.status) == {"ok"}
     assert "b_models" in proc.stdout and "aipw" in proc.stdout
+
+
+def test_versions_run_back_to_back_per_cell(tmp_path):
+    """Two checkouts (here this one twice, once through PYTHONPATH) measured on the same cells."""
+    out = tmp_path / "paired.csv"
+    table = run(
+        [Size(30, 200)],
+        ["random_sampling", "aipw"],
+        out,
+        versions={"before": REPO / "src", "after": None},
+        budget=10,
+        targets=5,
+        data_dir=tmp_path,
+        log=lambda s: None,
+    )
+    assert list(zip(table.method, table.version, strict=True)) == [
+        ("random_sampling", "before"),
+        ("random_sampling", "after"),
+        ("aipw", "before"),
+        ("aipw", "after"),
+    ]
+    assert set(table.status) == {"ok"}
+    assert table.groupby("method").mae.nunique().eq(1).all()  # the same code: the same estimates
