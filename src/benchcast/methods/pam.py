@@ -49,6 +49,9 @@ import numpy as np
 
 #: the engines of :func:`pam_fixed`: the same swaps, different costs (module docstring)
 ENGINES = ("numba", "numpy")
+#: points whose cost terms the numpy engine forms at a time (two blocks x N instead of two N x N
+#: arrays; exact distances make the sums' order immaterial)
+_BLOCK_ROWS = 512
 
 
 @dataclass(frozen=True)
@@ -130,9 +133,12 @@ def _pam_swaps_numpy(dist, med, n_fixed, weights, order, max_swaps, tol):
     results on exact distances, see the module docstring)."""
     n, k = dist.shape[0], med.shape[0]
     nearest, near, second = _nearest_two_np(dist, med)
-    gain, term = _terms(dist, near, second)
-    base, adj = weights @ gain, np.zeros((k, n))
-    _add_rows(adj, nearest, weights[:, None] * term)
+    base, adj = np.zeros(n), np.zeros((k, n))
+    for start in range(0, n, _BLOCK_ROWS):  # each point's terms, a block of points at a time
+        block = slice(start, start + _BLOCK_ROWS)
+        gain, term = _terms(dist[block], near[block], second[block])
+        base += weights[block] @ gain
+        _add_rows(adj, nearest[block], weights[block, None] * term)
     is_medoid = np.zeros(n, bool)
     is_medoid[med] = True
     moved = np.zeros(k, bool)

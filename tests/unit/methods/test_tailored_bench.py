@@ -251,11 +251,15 @@ def test_one_distance_matrix_at_a_time():
     scores = leaderboard(140, 2000, seed=1).scores.astype(float)
     src, tgt = scores[:120], scores[120:]
     m = make_method("tailoredbench", {}).fit(src, 30, np.random.default_rng(0))
-    tracemalloc.start()
-    try:
-        m.estimate(Oracle(tgt, 30), np.random.default_rng(1))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert len({c[10:].tobytes() for c in m.core_sets_}) > 10  # the targets did differ
-    assert peak < 4 * 2000**2 * 8, f"{peak / 2**20:.0f} MB"
+    peaks = []
+    for targets in (tgt, tgt[:1]):  # many targets: the numba engine; one (a new model): numpy's
+        tracemalloc.start()
+        try:
+            m.estimate(Oracle(targets, 30), np.random.default_rng(1))
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        if len(targets) > 1:
+            assert len({c[10:].tobytes() for c in m.core_sets_}) > 10  # the targets did differ
+    # the distances (32 MB) and their blocks; the numpy engine formed two more such matrices at once
+    assert max(peaks) < 2.5 * 2000**2 * 8, [f"{p / 2**20:.0f} MB" for p in peaks]
