@@ -89,18 +89,22 @@ def test_growth_recovers_known_exponents():
     assert np.isnan(g.loc["two", "b_models"])  # two sizes cannot separate models from items
 
 
-def test_the_script_as_a_developer_types_it(tmp_path):
+def test_the_smallest_size_of_every_method_as_a_developer_types_it(tmp_path):
+    """The CI smoke test of the benchmark: every registered method at its smallest size."""
+    from benchcast.methods import REGISTRY
+
     out = tmp_path / "s.csv"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts/performance/benchmark_scaling.py"), "--sizes", "30x200", "60x200",
-         "30x400", "--methods", "random_sampling", "aipw", "--budget", "10", "--targets", "5",
+        [sys.executable, str(REPO / "scripts/performance/benchmark_scaling.py"), "--sizes", "500x2000",
          "--data-dir", str(tmp_path), "--out", str(out)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(out)
-    assert len(table) == 6 and set(table.status) == {"ok"}
-    assert "b_models" in proc.stdout and "aipw" in proc.stdout
+    assert sorted(table.method) == sorted(REGISTRY) and len(REGISTRY) >= 20
+    assert (table.status == "ok").all(), table[table.status != "ok"][["method", "error"]].to_string()
+    assert (table.peak_gb < 2.0).all() and (table.mae < 0.2).all()
+    assert "b_models" in proc.stdout
 
 
 def test_versions_run_back_to_back_per_cell(tmp_path):
