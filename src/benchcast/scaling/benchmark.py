@@ -179,16 +179,19 @@ def _describe(row: dict) -> str:
     )
 
 
-def growth(table: pd.DataFrame, value: str = "fit_s") -> pd.DataFrame:
+def growth(table: pd.DataFrame, value: str = "work_s", min_value: float = 0.5) -> pd.DataFrame:
     """Per (version, method), the exponents ``b_models``, ``b_items`` of ``value ~ models^b_models *
-    items^b_items``, least squares in logs over the sizes the method completed (NaN where its sizes
-    do not separate the two: fewer than three, or all on one line through the origin in logs)."""
+    items^b_items``, least squares in logs over the sizes the method completed with ``value`` at
+    least ``min_value`` (below half a second the timer's noise and Python's fixed costs swamp the
+    growth). ``work_s`` is fit plus estimate seconds. NaN where the sizes do not separate models from
+    items (fewer than three, or all on one line in logs)."""
+    done = table[table.status == "ok"].copy()
+    done["work_s"] = done.fit_s.astype(float) + done.estimate_s.astype(float)
     rows = []
-    for (version, method), part in table[table.status == "ok"].groupby(["version", "method"], sort=True):
-        part = part[part[value].astype(float) > 0]
-        design = np.column_stack(
-            [np.ones(len(part)), np.log(part.models.astype(float)), np.log(part["items"].astype(float))]
-        )
+    for (version, method), part in done.groupby(["version", "method"], sort=True):
+        part = part[part[value].astype(float) >= min_value]
+        logs = [np.ones(len(part)), np.log(part.models.astype(float)), np.log(part["items"].astype(float))]
+        design = np.column_stack(logs)
         b = [np.nan, np.nan]
         if len(part) >= 3 and np.linalg.matrix_rank(design) == 3:
             coef, *_ = np.linalg.lstsq(design, np.log(part[value].to_numpy(float)), rcond=None)
