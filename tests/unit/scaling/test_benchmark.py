@@ -130,3 +130,13 @@ def test_versions_run_back_to_back_per_cell(tmp_path):
     ]
     assert set(table.status) == {"ok"}
     assert table.groupby("method").mae.nunique().eq(1).all()  # the same code: the same estimates
+
+
+def test_the_peak_is_the_cells_own_not_the_benchmarks(tmp_path):
+    """A cell's process starts from the benchmark's (fork, then exec): its peak must not count the
+    memory the benchmark held then (``ru_maxrss`` would: Linux keeps it across exec)."""
+    data = data_file(Size(60, 400), 0, tmp_path)
+    held = np.ones((100_000, 1_000))  # 0.75 GB in the benchmark's process, touched
+    row = run_cell(None, "random_sampling", data, 30, 10, 0, 8.0, 120.0)
+    assert held.sum() > 0 and row["status"] == "ok"
+    assert row["peak_gb"] < 0.5, row
