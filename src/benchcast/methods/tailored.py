@@ -76,11 +76,11 @@ def embedding_distances(
         w = np.round(w / step) * step
         # exact (every term is on the grid), so computing it in blocks of rows changes no bit; the
         # blocks keep the peak at one rows x cols matrix (10,000 items: 0.8 GB, was four of them)
-        a, b, rows_w = rows @ w, cols @ w, rows * w
+        a, b = rows @ w, cols @ w
         dist = np.empty((len(rows), len(cols)))
         for start in range(0, len(rows), _BLOCK_ROWS):
             block = slice(start, start + _BLOCK_ROWS)
-            cross = rows_w[block] @ cols.T
+            cross = (rows[block] * w) @ cols.T
             cross *= 2.0
             np.add(a[block, None], b[None, :], out=dist[block])
             dist[block] -= cross
