@@ -13,15 +13,20 @@ import numpy as np
 
 @numba.njit(cache=True)
 def _nearest_two(dist, med, nearest, near, second):  # pragma: no cover - compiled
-    for o in range(dist.shape[0]):
-        best, runner_up, pos = np.inf, np.inf, -1
-        for p in range(med.shape[0]):
-            d = dist[med[p], o]
-            if d < best:
-                runner_up, best, pos = best, d, p
-            elif d < runner_up:
-                runner_up = d
-        nearest[o], near[o], second[o] = pos, best, runner_up
+    """Each point's nearest medoid (the first of equals, in medoid order), its distance and the
+    second smallest. Medoid by medoid, each pass reading one row of ``dist`` in order (the same
+    comparisons per point as point by point, which read K scattered rows per point)."""
+    near[:] = np.inf
+    second[:] = np.inf
+    nearest[:] = -1
+    for p in range(med.shape[0]):
+        row = dist[med[p]]
+        for o in range(row.shape[0]):
+            d = row[o]
+            if d < near[o]:
+                second[o], near[o], nearest[o] = near[o], d, p
+            elif d < second[o]:
+                second[o] = d
 
 
 @numba.njit(cache=True)
@@ -71,15 +76,23 @@ def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: n
         cost = 0.0
         for o in range(n):
             cost += weights[o] * near[o]
-        best, best_h, best_p = -tol * max(cost, 1.0), -1, -1
-        for i in range(n):
-            h = order[i]
-            if is_medoid[h]:
-                continue
-            for p in range(n_fixed, k):
-                value = base[h] + adj[p, h]
-                if value < best:
-                    best, best_h, best_p = value, h, p
+        # the first best swap in (scan position, medoid position) order: per medoid position the
+        # first minimum in scan order, reading one row of adj, then the least value, the earliest
+        # scan position, the lowest medoid position (what a scan position-major loop finds)
+        threshold = -tol * max(cost, 1.0)  # a swap must lower the cost by more than this
+        best, best_i, best_h, best_p = threshold, n, -1, -1
+        for p in range(n_fixed, k):
+            adj_p = adj[p]
+            row_best, row_i = threshold, n
+            for i in range(n):
+                h = order[i]
+                if is_medoid[h]:
+                    continue
+                value = base[h] + adj_p[h]
+                if value < row_best:
+                    row_best, row_i = value, i
+            if row_i < n and (row_best < best or (row_best == best and row_i < best_i)):
+                best, best_i, best_h, best_p = row_best, row_i, order[row_i], p
         if best_h < 0:
             break
         out = med[best_p]

@@ -173,3 +173,18 @@ def test_ties_between_candidates_go_to_the_first_in_scan_order():
     for pam in ALL:
         assert pam(dist, [0, 3], n_fixed=1, order=[0, 1, 2, 3]).medoids.tolist() == [0, 1]
         assert pam(dist, [0, 3], n_fixed=1, order=[3, 2, 1, 0]).medoids.tolist() == [0, 2]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_tied_swaps_go_to_the_first_in_scan_order_then_medoid_position(seed):
+    """Few distinct distances, so many swaps tie on their gain (also between a candidate earlier in
+    the scan for a later medoid position and a later candidate for an earlier one): the compiled
+    engine, which searches medoid position by position, picks the swap of the full recount."""
+    rng = np.random.default_rng(1000 + seed)
+    points = rng.integers(0, 2, size=(30, 3))
+    dist = (points[:, None, :] != points[None, :, :]).sum(axis=-1).astype(float)
+    init = rng.choice(30, 6, replace=False)
+    order = rng.permutation(30)
+    fast = pam_fixed(dist, init, 1, order=order, tol=0.0, engine="numba")
+    slow = pam_reference(dist, init, 1, order=order, tol=0.0)
+    assert np.array_equal(fast.medoids, slow.medoids) and fast.swaps == slow.swaps
