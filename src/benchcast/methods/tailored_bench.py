@@ -36,6 +36,11 @@ from benchcast.methods.tailored import (
     native_sources,
 )
 
+#: points (distinct answer patterns) above which one target's PAM is faster on the compiled engine,
+#: its start-up included (2026-11-27, 150 native sources, 100 medoids: numpy 1.6 s vs numba 3.1 s at
+#: 1,413 points, 4.3 s vs 3.5 s at 2,330, 9.4 s vs 3.8 s at 3,702); both give the same clustering
+NUMBA_WORTH_POINTS = 2000
+
 
 @register("tailoredbench")
 class TailoredBench(Method):
@@ -128,9 +133,10 @@ class TailoredBench(Method):
         core_sets: list = [None] * oracle.n_targets
         n_extra = self.budget_ - self.g_size
         use_clara = self.clara is not None and self.source_.shape[1] > self.clara.min_items
-        # one target (a new model on the command line) clusters once: numba's start-up would cost
-        # more than it saves; many targets (a workflow job) repay it
-        engine = "numpy" if oracle.n_targets == 1 else "numba"
+        # one target (a new model on the command line) clusters once: numba's start-up (about 3 s
+        # on a busy machine) costs more than it saves below NUMBA_WORTH_POINTS points; many targets
+        # (a workflow job) repay it
+        one = oracle.n_targets == 1
         # targets with the same native sources, one after another: one items x items distance
         # matrix is held at a time (each target's draws come from its own stream, so the order in
         # which targets are clustered changes nothing)
@@ -152,9 +158,10 @@ class TailoredBench(Method):
                         self.metric,
                         self.clara.sample,
                         self.clara.iterations,
-                        engine,
+                        "numpy" if one and self.clara.sample <= NUMBA_WORTH_POINTS else "numba",
                     )
                 else:
+                    engine = "numpy" if one and len(patterns.counts) <= NUMBA_WORTH_POINTS else "numba"
                     clusters = cluster_items(patterns, self.g_set_, n_extra, target_rngs[t], self.n_max_swaps, engine)
                 extra = clusters.medoids[self.g_size :]
                 answered = np.concatenate([on_g[t], oracle.query(extra, rows=[t])[0]])

@@ -282,3 +282,21 @@ def test_one_distance_matrix_at_a_time():
             assert len({c[10:].tobytes() for c in m.core_sets_}) > 10  # the targets did differ
     # the distances (32 MB) and their blocks; the numpy engine formed two more such matrices at once
     assert max(peaks) < 2.5 * 2000**2 * 8, [f"{p / 2**20:.0f} MB" for p in peaks]
+
+
+def test_one_target_clusters_on_the_engine_that_is_faster_for_its_size(monkeypatch):
+    """A new model's N-set: numpy's engine for a few distinct patterns (numba's start-up would cost
+    more), the compiled one above NUMBA_WORTH_POINTS; the same core set either way."""
+    import benchcast.methods.tailored_bench as tb
+
+    engines = []
+    real = tb.cluster_items
+    monkeypatch.setattr(tb, "cluster_items", lambda *a: engines.append(a[-1]) or real(*a))
+    answers = binary_answers(8, models=40, items=150)
+    m = make_method("tailoredbench", {"g_size": 4}).fit(answers[:30], 10, np.random.default_rng(0))
+    small = m.estimate(Oracle(answers[30:31], 10), np.random.default_rng(5))
+    cores = m.core_sets_[0]
+    monkeypatch.setattr(tb, "NUMBA_WORTH_POINTS", 3)
+    large = m.estimate(Oracle(answers[30:31], 10), np.random.default_rng(5))
+    assert engines == ["numpy", "numba"]
+    assert np.array_equal(small, large) and np.array_equal(cores, m.core_sets_[0])
