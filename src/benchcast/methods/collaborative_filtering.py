@@ -160,8 +160,15 @@ class CollaborativeFiltering:
         return np.asarray(chosen, dtype=np.int64), answers, similar
 
     def estimate(self, oracle: TaskOracle, rng: np.random.Generator | None = None) -> np.ndarray:
+        """:meth:`predict` of :meth:`augment` of :meth:`select`, one target's task at a time: an
+        augmented task holds the models' columns of its unselected items, so all of them at once
+        held about one copy of the matrix per target (10 GB at 2,500 x 25,000, 20 targets)."""
         picks = self.select(oracle)
-        return self.predict(picks, self.augment(picks))
+        out = np.empty((len(picks), len(self.items_)))
+        for row, row_picks in enumerate(picks):
+            for t in range(len(self.items_)):
+                out[row, t] = self._predict(t, row_picks[t], self._augmented(t, row_picks, row))
+        return out
 
     def select(self, oracle: TaskOracle) -> list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
         """Stage 1 for every target and task: ``picks[row][t]`` is (selected task positions, the

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from benchcast.methods import make_method
 from benchcast.methods.collaborative_filtering import (
     CFSettings,
     CollaborativeFiltering,
@@ -13,7 +14,7 @@ from benchcast.methods.collaborative_filtering import (
     signed_cosine,
     task_similarity,
 )
-from benchcast.oracle import TaskOracle
+from benchcast.oracle import Oracle, TaskOracle
 from benchcast.trials.tasks import task_budgets
 
 
@@ -74,3 +75,30 @@ def test_a_task_without_unselected_items_is_its_mean():
     budgets = task_budgets(np.bincount(tasks), 0.1)  # 15 < 20: every item of task 0
     est, spent = cf_estimates(scores[:90], scores[90:], tasks, budgets, CFSettings(), base_seed=0)
     assert budgets.tolist() == [15, 20] and np.allclose(est[:, 0], scores[90:, :15].mean(axis=1))
+
+
+def test_estimate_holds_one_augmented_task_at_a_time():
+    """Each target's augmented task holds the models' columns of its unselected items: estimating
+    ten targets must take no more memory than estimating one (it held one copy of the matrix per
+    target), and the estimates are predict's of augment's of select's (the tuning path's)."""
+    import tracemalloc
+
+    from benchcast.scaling.synthetic import leaderboard
+
+    board = leaderboard(100, 2000, seed=4)
+    scores, groups = board.scores.astype(float), board.subtasks
+    m = make_method("cf_probe", {}).fit(scores[:80], 60, np.random.default_rng(0), groups=groups)
+    m.estimate(Oracle(scores[80:81], 60), np.random.default_rng(1))  # imports and caches first
+    peaks = []
+    for targets in (scores[80:81], scores[80:90]):
+        tracemalloc.start()
+        try:
+            est = m.estimate(Oracle(targets, 60), np.random.default_rng(1))
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    cf, sizes = m.cf_, m.sizes_
+    picks = cf.select(TaskOracle(scores[80:90], cf.tasks_, cf.budgets_))
+    assert np.array_equal(est, cf.predict(picks, cf.augment(picks)) @ sizes / sizes.sum())
+    one_copy = 80 * 2000 * 8
+    assert peaks[1] < peaks[0] + 2 * one_copy, [f"{p / 2**20:.1f} MB" for p in peaks]
