@@ -522,6 +522,8 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
                 "k_known": [1],
                 "repeats": 2,
                 "groups": 8,
+                # the leave-model-out calibration (and the held-out check's rebuild) on 10 of the 16 models
+                "max_models": 10,
                 "check": {"models": 3, "k": 1, "draws": 1, "min_observed": 4},
             },
             "methods": [
