@@ -155,17 +155,16 @@ def test_tuning_reads_the_grid_once_per_date_split_and_per_repeat_otherwise(fini
 
 
 def test_byte_identical_on_one_core(finished, tmp_path):
-    again = make_workdir(tmp_path)
-    snakemake(again, "cf_tasks", "--cores", "1", "--quiet")
-    a, b = (
-        finished / "results" / "runs" / "cf_tasks" / "toy" / "date" / "cf",
-        again / "results" / "runs" / "cf_tasks" / "toy" / "date" / "cf",
-    )
+    runs = Path("results") / "runs" / "cf_tasks" / "toy" / "date" / "cf"
+    figure5 = Path("results") / "tables" / "cf_tasks" / "figure5.csv"
+    a, b = finished / runs, tmp_path / runs
     names = sorted(p.name for p in a.iterdir() if not p.name.endswith("metrics.parquet"))  # metrics hold seconds
+    again = make_workdir(tmp_path)
+    # the compared files and every job they need (every run and tuning job): all but the figures
+    snakemake(again, *(str(runs / name) for name in names), str(figure5), "--cores", "1", "--quiet")
     _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
     assert names and not mismatch and not errors
-    fa = pd.read_csv(finished / "results" / "tables" / "cf_tasks" / "figure5.csv")
-    fb = pd.read_csv(again / "results" / "tables" / "cf_tasks" / "figure5.csv")
+    fa, fb = pd.read_csv(finished / figure5), pd.read_csv(again / figure5)
     assert fa.equals(fb)
 
 
