@@ -49,9 +49,10 @@ import numpy as np
 
 #: the engines of :func:`pam_fixed`: the same swaps, different costs (module docstring)
 ENGINES = ("numba", "numpy")
-#: points whose cost terms the numpy engine forms at a time (two blocks x N instead of two N x N
-#: arrays; exact distances make the sums' order immaterial)
-_BLOCK_ROWS = 512
+#: rows of an N x N array formed at a time, here (the numpy engine's cost terms: two blocks x N
+#: instead of two N x N arrays) and in TailoredBench's distances; a fixed number, so results never
+#: depend on memory, and exact distances make the sums' order immaterial
+BLOCK_ROWS = 512
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,8 @@ def _pam_swaps_numpy(dist, med, n_fixed, weights, order, max_swaps, tol):
     n, k = dist.shape[0], med.shape[0]
     nearest, near, second = _nearest_two_np(dist, med)
     base, adj = np.zeros(n), np.zeros((k, n))
-    for start in range(0, n, _BLOCK_ROWS):  # each point's terms, a block of points at a time
-        block = slice(start, start + _BLOCK_ROWS)
+    for start in range(0, n, BLOCK_ROWS):  # each point's terms, a block of points at a time
+        block = slice(start, start + BLOCK_ROWS)
         gain, term = _terms(dist[block], near[block], second[block])
         base += weights[block] @ gain
         _add_rows(adj, nearest[block], weights[block, None] * term)

@@ -33,12 +33,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchcast.methods.pam import BLOCK_ROWS
+
 METRICS = ("manhattan", "correlation", "cosine")
 _SCIPY_METRIC = {"manhattan": "cityblock", "correlation": "correlation", "cosine": "cosine"}
 #: float64 has 52 fraction bits; keep this many spare so sums of N weighted distances stay exact
 _SPARE_BITS = 2
-#: rows of a distance matrix computed at a time (a fixed number: results never depend on memory)
-_BLOCK_ROWS = 512
 
 
 def zscore_columns(x: np.ndarray) -> np.ndarray:
@@ -81,8 +81,8 @@ def embedding_distances(
         a, b = rows @ w, cols @ w
         dist = np.empty((len(rows), len(cols)))
         square = cols is rows
-        for start in range(0, len(rows), _BLOCK_ROWS):
-            block = slice(start, start + _BLOCK_ROWS)
+        for start in range(0, len(rows), BLOCK_ROWS):
+            block = slice(start, start + BLOCK_ROWS)
             first = start if square else 0
             cross = (rows[block] * w) @ cols[first:].T
             cross *= 2.0

@@ -42,6 +42,10 @@ from benchcast.methods.tailored import (
 NUMBA_WORTH_POINTS = 2000
 
 
+def _engine(one_target: bool, points: int) -> str:
+    return "numpy" if one_target and points <= NUMBA_WORTH_POINTS else "numba"
+
+
 @register("tailoredbench")
 class TailoredBench(Method):
     """TailoredBench's estimate of each target's mean score at inference count ``n``.
@@ -158,10 +162,10 @@ class TailoredBench(Method):
                         self.metric,
                         self.clara.sample,
                         self.clara.iterations,
-                        "numpy" if one and self.clara.sample <= NUMBA_WORTH_POINTS else "numba",
+                        _engine(one, self.clara.sample),
                     )
                 else:
-                    engine = "numpy" if one and len(patterns.counts) <= NUMBA_WORTH_POINTS else "numba"
+                    engine = _engine(one, len(patterns.counts))
                     clusters = cluster_items(patterns, self.g_set_, n_extra, target_rngs[t], self.n_max_swaps, engine)
                 extra = clusters.medoids[self.g_size :]
                 answered = np.concatenate([on_g[t], oracle.query(extra, rows=[t])[0]])
