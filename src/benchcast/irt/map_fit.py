@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchcast.irt.model import IRTParams, _bad, _check_scale, _checked_responses, expit
+from benchcast.irt.model import IRTParams, _bad, _check_dtype, _check_scale, _checked_responses, expit
 
 __all__ = ["DEFAULT_ABILITY_SCALE", "DEFAULT_DIFF_SCALE", "DEFAULT_DISC_SCALE", "fit_mirt_2pl"]
 
@@ -55,7 +55,12 @@ class _Objective:
         prec_ability: float,
         prec_disc: np.ndarray,
         prec_diff: float,
+        dtype=np.float64,
     ):
+        self.dtype = np.dtype(dtype)
+        # float64: the sums as numpy's default (the float64 fits stay bit for bit what they were);
+        # float32: accumulated in float64, so the objective L-BFGS compares keeps ~1e-7 precision
+        self._acc = None if self.dtype == np.float64 else np.float64
         self.signs = signs
         self.dims = dims
         self.n_subjects, self.n_items = signs.shape
@@ -68,16 +73,22 @@ class _Objective:
         self.mg = np.zeros(dims)  # prior means of disc (per dimension) and diff (learned or 0)
         self.mb = 0.0
         self.scale = np.full(self.na + self.nd + self.n_items, 1.0 / np.sqrt(self.norm))
-        self._z = np.empty(signs.shape)
-        self._e = np.empty(signs.shape)
-        self._w = np.empty(signs.shape)
+        self._z = np.empty(signs.shape, dtype=self.dtype)
+        self._e = np.empty(signs.shape, dtype=self.dtype)
+        self._w = np.empty(signs.shape, dtype=self.dtype)
+
+    def _low(self, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``arrays`` in the precision of the (subjects x items) work (themselves under float64)."""
+        return tuple(a if a.dtype == self.dtype else a.astype(self.dtype) for a in arrays)
 
     def gauss_newton_diag(self, x: np.ndarray, mask: np.ndarray):
         """Diagonal of the Gauss-Newton Hessian (data part + prior) per parameter block."""
-        A, G, b = self.split(x)
+        A, G, b = self._low(*self.split(x))
         P = expit(A @ G.T - self.dims * b)
         W = P * (1.0 - P) * mask
-        return (W @ (G * G) + self.pa, W.T @ (A * A) + self.pg, self.dims**2 * W.sum(axis=0) + self.pb)
+        hA, hG = (W @ (G * G)).astype(np.float64, copy=False), (W.T @ (A * A)).astype(np.float64, copy=False)
+        hb = self.dims**2 * W.sum(axis=0, dtype=self._acc)
+        return (hA + self.pa, hG + self.pg, hb + self.pb)
 
     def set_preconditioner(self, hA: np.ndarray, hG: np.ndarray, hb: np.ndarray) -> None:
         h = np.concatenate([hA.ravel(), hG.ravel(), hb])
@@ -90,16 +101,17 @@ class _Objective:
     def value_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """Unnormalised negative log posterior and its gradient at parameters ``x``."""
         A, G, b = self.split(x)
-        z, e, w = self._z, self._e, self._w
-        np.matmul(A, G.T, out=z)
-        z -= self.dims * b
+        Al, Gl, bl = self._low(A, G, b)
+        z, e, w, acc = self._z, self._e, self._w, self._acc
+        np.matmul(Al, Gl.T, out=z)
+        z -= self.dims * bl
         z *= self.signs  # t
         np.abs(z, out=e)  # |t|
-        sum_min = 0.5 * (z.sum() - e.sum())  # sum min(t, 0)
+        sum_min = 0.5 * (z.sum(dtype=acc) - e.sum(dtype=acc))  # sum min(t, 0)
         np.negative(e, out=e)
         np.exp(e, out=e)  # exp(-|t|)
         np.log1p(e, out=w)
-        nll = w.sum() - sum_min - self.const  # sum softplus(-t) = log1p(exp(-|t|)) - min(t, 0), observed cells
+        nll = w.sum(dtype=acc) - sum_min - self.const  # sum softplus(-t) = log1p(exp(-|t|)) - min(t, 0), observed cells
         # R = P - Y = -signs * sigmoid(-t), sigmoid(-t) = (1 - tanh(t / 2)) / 2: one tanh pass
         # instead of a second exp, a reciprocal and the products that select the stable branch
         # (the elementwise passes are most of an evaluation); formed as 2R, halved below
@@ -116,13 +128,17 @@ class _Objective:
         )
         grad = np.empty_like(x)
         gA, gG, _ = self.split(grad)
-        np.matmul(z, G, out=gA)
+        if acc is None:
+            np.matmul(z, G, out=gA)
+            np.matmul(z.T, A, out=gG)
+        else:
+            gA[...] = z @ Gl
+            gG[...] = z.T @ Al
         gA *= 0.5
         gA += self.pa * A
-        np.matmul(z.T, A, out=gG)
         gG *= 0.5
         gG += self.pg * Gc
-        grad[self.na + self.nd :] = -0.5 * self.dims * z.sum(axis=0) + self.pb * bc
+        grad[self.na + self.nd :] = -0.5 * self.dims * z.sum(axis=0, dtype=acc) + self.pb * bc
         return float(nll + prior), grad
 
     def scaled(self, u: np.ndarray) -> tuple[float, np.ndarray]:
@@ -172,6 +188,7 @@ def fit_mirt_2pl(
     max_iter: int = 3000,
     tol: float = 1e-5,
     prior_means: bool = True,
+    dtype: str = "float64",
 ) -> IRTParams:
     """MAP fit of the multidimensional 2PL of tinyBenchmarks / py-irt ``multidim_2pl``.
 
@@ -241,6 +258,11 @@ def fit_mirt_2pl(
         objective.
     prior_means : learn the prior means of ``disc`` (per dimension) and ``diff`` (default);
         ``False``: zero means.
+    dtype : precision of the (subjects x items) work: ``"float64"`` (default) or
+        ``"float32"`` (ours, for whole leaderboards: half the memory and about half the time of
+        an evaluation; the parameters, the optimiser and every sum stay float64, so the fit
+        differs from the float64 one only by float32 rounding of the logits -- measured in
+        ``docs/scaling.md``).
 
     Optimisation details (ours): 30 plain L-BFGS iterations, then rounds of at most 50
     iterations, each preconditioned by the diagonal Gauss-Newton Hessian at its start
@@ -265,9 +287,10 @@ def fit_mirt_2pl(
         raise _bad("max_iter", f"must be >= 1, got {max_iter!r}", "use e.g. max_iter=3000")
     if not (np.isfinite(tol) and tol > 0):
         raise _bad("tol", f"must be a positive number, got {tol!r}", "use e.g. tol=1e-5")
+    work = _check_dtype(dtype, "use 'float64' (default) or 'float32' (half the memory, for whole leaderboards)")
 
     A, G, b, n_iter, converged, f, _ = _fit_map(
-        Y, mask, dims, rng, sa, sg, sb, int(max_iter), float(tol), learn_means=bool(prior_means)
+        Y, mask, dims, rng, sa, sg, sb, int(max_iter), float(tol), learn_means=bool(prior_means), dtype=work
     )
     A, G = _standardize(A, G)
     return IRTParams(disc=G, diff=b, ability=A, n_iter=n_iter, converged=converged, neg_log_posterior=f)
@@ -284,6 +307,7 @@ def _fit_map(
     max_iter: int,
     tol: float,
     learn_means: bool = False,
+    dtype=np.float64,
 ):
     """The MAP itself (validated inputs; ``sg=None`` / ``sb=None`` learn the disc scales / the
     diff scale, ``learn_means`` the disc means per dimension and the diff mean).
@@ -297,7 +321,7 @@ def _fit_map(
         sg = 1.0
     if learn_diff:
         sb = 1.0
-    signs = np.zeros(Y.shape)
+    signs = np.zeros(Y.shape, dtype=dtype)
     signs[mask] = 2.0 * Y[mask] - 1.0
 
     # initialisation: small random factors, difficulty at the items' smoothed accuracy
@@ -309,7 +333,7 @@ def _fit_map(
     b0 = -np.log(p0 / (1.0 - p0)) / dims
     x = np.concatenate([A0.ravel(), G0.ravel(), b0])
 
-    obj = _Objective(signs, mask, dims, 1.0 / sa**2, np.full(dims, 1.0 / sg**2), 1.0 / sb**2)
+    obj = _Objective(signs, mask, dims, 1.0 / sa**2, np.full(dims, 1.0 / sg**2), 1.0 / sb**2, dtype)
     budget = int(max_iter)
     x, res = obj.minimize(x, min(_WARMUP_ITER, budget), tol)
     total = int(res.nit)

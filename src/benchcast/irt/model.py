@@ -99,6 +99,17 @@ def _check_scale(name: str, value: float) -> float:
     return v
 
 
+#: the fitters' ``dtype`` values: the precision of the (subjects x items) work
+DTYPES = {"float64": np.float64, "float32": np.float32}
+
+
+def _check_dtype(dtype, fix: str):
+    """The numpy type a fitter's ``dtype`` names; a DataError naming the choices otherwise."""
+    if not (isinstance(dtype, str) and dtype in DTYPES):
+        raise _bad("dtype", f"must be one of {', '.join(map(repr, DTYPES))}, got {dtype!r}", fix)
+    return DTYPES[dtype]
+
+
 def _checked_responses(responses, observed, dims) -> tuple[np.ndarray, np.ndarray, int]:
     """Validated ``(Y, mask, dims)`` for the IRT fitters: a non-empty 2-D float matrix, a
     boolean mask of observed cells, binary observed responses and an integer ``dims >= 1``."""

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from benchcast.irt.model import IRTParams, _bad, _checked_responses
+from benchcast.irt.model import IRTParams, _bad, _check_dtype, _checked_responses
 
 __all__ = ["PYIRT_EPOCHS", "PYIRT_LR", "PYIRT_LR_DECAY", "fit_mirt_2pl_svi"]
 
@@ -24,8 +24,6 @@ _ADAM_BETA1, _ADAM_BETA2, _ADAM_EPS = 0.9, 0.999, 1e-8  # torch.optim.Adam defau
 _HYPER_MU_SD = 10.0  # mu_* ~ Normal(0, 10)
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 _GAMMA_TINY = float(np.finfo(np.float32).tiny)  # torch clamps Gamma draws to finfo.tiny (float32)
-#: ``fit_mirt_2pl_svi(dtype=...)``: precision of the parameters, Adam state, noise and guide
-_SVI_DTYPES = {"float64": np.float64, "float32": np.float32}
 
 
 class _SVILayout:
@@ -496,18 +494,14 @@ def fit_mirt_2pl_svi(
             f"expected a numpy.random.Generator, got {type(rng).__name__}",
             "pass e.g. numpy.random.default_rng(0)",
         )
-    if not (isinstance(dtype, str) and dtype in _SVI_DTYPES):
-        raise _bad(
-            "dtype",
-            f"must be one of {', '.join(map(repr, _SVI_DTYPES))}, got {dtype!r}",
-            "use 'float32' (py-irt's / torch's precision, faster) or 'float64' (default)",
-        )
+    # the precision of the parameters, Adam state, noise and guide
+    param_dtype = _check_dtype(dtype, "use 'float32' (py-irt's / torch's precision, faster) or 'float64' (default)")
     if not mask.any():
         raise _bad("observed", "no observed cell", "observe at least one response")
 
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
     Ys, Ms = Y[np.ix_(rows, cols)], mask[np.ix_(rows, cols)]
-    res = _svi_run(Ys, Ms, dims, rng, int(epochs), float(lr), float(lr_decay), param_dtype=_SVI_DTYPES[dtype])
+    res = _svi_run(Ys, Ms, dims, rng, int(epochs), float(lr), float(lr_decay), param_dtype=param_dtype)
     if params == "best" and res["best_epoch"] >= 0:
         x, loss = res["best_x"], res["best_loss"]
     else:

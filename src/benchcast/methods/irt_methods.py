@@ -48,7 +48,8 @@ from benchcast.methods.prefit import Prefit, register_prefit
 #: the IRT fitters (config key ``fitter``) and the keyword arguments each accepts
 IRT_FITTER_KEYS = {
     # MAP by L-BFGS with empirical-Bayes priors (ours, fast; :func:`benchcast.irt.fit_mirt_2pl`)
-    "map": ("dims", "ability_scale", "disc_scale", "diff_scale", "max_iter", "tol"),
+    # (``dtype: float32``: the subjects x items work in float32, for whole leaderboards)
+    "map": ("dims", "ability_scale", "disc_scale", "diff_scale", "max_iter", "tol", "dtype"),
     # the paper's fitter re-implemented: mean-field SVI of tinyBenchmarks' hierarchical model
     # (:func:`benchcast.irt.fit_mirt_2pl_svi`); ``dtype: float32`` trains in torch's / py-irt's
     # precision (~1.6x faster), ``float64`` (default) keeps parameters and optimiser in float64

@@ -156,6 +156,32 @@ def test_objective_value_and_analytic_gradient():
     np.testing.assert_allclose(gu * obj.norm / obj.scale, g, rtol=1e-10, atol=1e-10)
 
 
+def test_float32_objective_matches_float64():
+    """``dtype=float32`` does the subjects x items passes in float32 and returns float64 values and
+    gradients within float32 rounding of the float64 objective's (sums accumulated in float64)."""
+    y, mask, pg, obj, x = _tiny_problem(S=40, I=60)
+    signs32 = obj.signs.astype(np.float32)
+    obj32 = irt._Objective(signs32, mask, 3, 1.3, pg, 0.7, np.float32)
+    f, g = obj.value_grad(x)
+    f32, g32 = obj32.value_grad(x)
+    assert obj32._z.dtype == obj32._w.dtype == np.float32 and g32.dtype == np.float64
+    assert f32 == pytest.approx(f, rel=1e-6) and f32 != f
+    np.testing.assert_allclose(g32, g, rtol=1e-4, atol=1e-4 * np.abs(g).max())
+    for h64, h32 in zip(obj.gauss_newton_diag(x, mask), obj32.gauss_newton_diag(x, mask)):
+        assert h32.dtype == np.float64
+        np.testing.assert_allclose(h32, h64, rtol=1e-4)
+
+
+def test_float32_fit_gives_the_float64_fits_probabilities():
+    y, *_ = simulate(120, 200, 2, seed=4)
+    f64 = irt.fit_mirt_2pl(y, dims=2, rng=np.random.default_rng(0))
+    f32 = irt.fit_mirt_2pl(y, dims=2, rng=np.random.default_rng(0), dtype="float32")
+    assert f32.disc.dtype == f32.ability.dtype == np.float64
+    p64 = irt.response_probabilities(f64.ability, f64.disc, f64.diff)
+    p32 = irt.response_probabilities(f32.ability, f32.disc, f32.diff)
+    assert 0 < np.abs(p64 - p32).max() < 1e-3
+
+
 def test_objective_residual_matches_the_masked_sigmoid():
     """The data gradient is R = (P - Y) * mask with P = sigmoid(logit), computed without a
     ``where=`` ufunc; check it against expit directly (large logits included)."""
@@ -256,6 +282,9 @@ def test_bad_inputs():
             irt.fit_mirt_2pl(y, dims=dims, rng=rng)
     with pytest.raises(ValueError, match="scale"):
         irt.fit_mirt_2pl(y, dims=2, rng=rng, disc_scale=0.0)
+    for dtype in ("float16", np.float32):
+        with pytest.raises(ValueError, match="dtype.*'float32'"):
+            irt.fit_mirt_2pl(y, dims=2, rng=rng, dtype=dtype)
     with pytest.raises(ValueError, match="binary"):
         irt.estimate_ability(bad[:, :5], np.ones((5, 2)), np.zeros(5))
     with pytest.raises(ValueError, match="NaN"):
