@@ -140,24 +140,32 @@ class CollaborativeFiltering:
         self.similar_tasks_ = task_similarity(self.initial_, self.tasks_, self.settings.centre_tasks)
         return self
 
-    def _select(self, oracle: TaskOracle, row: int, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Alg. 1 for target ``row`` on task ``t``: selected items (task positions), the target's
-        answers on them, the final similar models."""
-        s, items, budget = self.settings, self.items_[t], int(self.budgets_[t])
-        columns, v_all, ties = self.initial_[:, items], self.v_all_[t], self.tie_rank_[t]
-        parts = probe_parts(budget, s.rounds)
-        chosen = list(_ranked(v_all, ties)[: parts[0]])
-        similar = np.arange(len(self.initial_))
-        for extra in parts[1:] + [0]:
-            answers = oracle.query(items[chosen], rows=[row])[0]
-            agreement = signed_cosine(answers[None, :], columns[:, chosen])[0]
-            similar = np.lexsort((np.arange(len(agreement)), -agreement))[: s.n_similar]
-            if not extra:
-                break
-            score = s.alpha * v_all + (1 - s.alpha) * item_variance(columns[similar])
-            score[chosen] = -np.inf
-            chosen += list(_ranked(score, ties)[:extra])
-        return np.asarray(chosen, dtype=np.int64), answers, similar
+    def _select_row(self, oracle: TaskOracle, row: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Alg. 1 for target ``row`` on every task: per task, the selected items (task positions),
+        the target's answers on them and the final similar models. A task's selection reads only
+        its own answers, so each round asks every task's items in one query: an adaptive method's
+        user answers ``rounds + 1`` batches, not that many per subtask (the same selections as
+        asking task by task)."""
+        s, n_tasks = self.settings, len(self.items_)
+        parts = [probe_parts(int(b), s.rounds) for b in self.budgets_]
+        chosen = [list(_ranked(self.v_all_[t], self.tie_rank_[t])[: parts[t][0]]) for t in range(n_tasks)]
+        answers: list[np.ndarray] = [np.empty(0)] * n_tasks
+        similar = [np.arange(len(self.initial_))] * n_tasks
+        for r in range(max(map(len, parts), default=0)):
+            live = [t for t in range(n_tasks) if r < len(parts[t])]
+            asked = [self.items_[t][chosen[t]] for t in live]
+            got = oracle.query(np.concatenate(asked), rows=[row])[0]
+            ends = np.cumsum([len(a) for a in asked])
+            for t, ans in zip(live, np.split(got, ends[:-1]), strict=True):
+                columns, v_all = self.initial_[:, self.items_[t]], self.v_all_[t]
+                answers[t] = ans
+                agreement = signed_cosine(ans[None, :], columns[:, chosen[t]])[0]
+                similar[t] = np.lexsort((np.arange(len(agreement)), -agreement))[: s.n_similar]
+                if r + 1 < len(parts[t]):
+                    score = s.alpha * v_all + (1 - s.alpha) * item_variance(columns[similar[t]])
+                    score[chosen[t]] = -np.inf
+                    chosen[t] += list(_ranked(score, self.tie_rank_[t])[: parts[t][r + 1]])
+        return [(np.asarray(chosen[t], dtype=np.int64), answers[t], similar[t]) for t in range(n_tasks)]
 
     def estimate(self, oracle: TaskOracle, rng: np.random.Generator | None = None) -> np.ndarray:
         """:meth:`predict` of :meth:`augment` of :meth:`select`, one target's task at a time: an
@@ -173,7 +181,7 @@ class CollaborativeFiltering:
     def select(self, oracle: TaskOracle) -> list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
         """Stage 1 for every target and task: ``picks[row][t]`` is (selected task positions, the
         target's answers on them, its similar initial models)."""
-        return [[self._select(oracle, row, t) for t in range(len(self.items_))] for row in range(oracle.n_targets)]
+        return [self._select_row(oracle, row) for row in range(oracle.n_targets)]
 
     def augment(self, picks, cache: dict | None = None) -> list[list[tuple[np.ndarray, np.ndarray]]]:
         """Eq. 9 for every target and task: the selected items' columns and the target's answers,

@@ -69,7 +69,10 @@ def follow(first: list[str], row: np.ndarray, cwd) -> tuple[dict, list[list[str]
 
 @pytest.mark.parametrize(
     "method,params,rounds",
-    [("tailoredbench", None, 2), ("cf_probe", {"rounds": 1}, 4)],  # cf_probe: 2 subtasks x (probe + 1 round)
+    [
+        ("tailoredbench", None, 2),
+        ("cf_probe", {"rounds": 1}, 2),
+    ],  # cf_probe: the probe + 1 round, both subtasks at once
 )
 def test_an_adaptive_selection_is_finished_by_following_the_printed_commands(tmp_path, method, params, rounds):
     scores = toy_scores()

@@ -66,8 +66,52 @@ def test_ties_are_broken_by_the_seeded_order_not_by_position():
     scores = np.tile(np.array([[1.0], [0.0]]), (10, 12))  # every item has the same variance
     tasks = np.zeros(12, dtype=np.int64)
     model = CollaborativeFiltering(CFSettings(rounds=0)).fit(scores, tasks, np.array([4]), np.random.default_rng(3))
-    chosen, _, _ = model._select(TaskOracle(scores[:1], tasks, [4]), 0, 0)
+    chosen, _, _ = model._select_row(TaskOracle(scores[:1], tasks, [4]), 0)[0]
     assert sorted(chosen) == sorted(np.argsort(model.tie_rank_[0])[:4]) and sorted(chosen) != [0, 1, 2, 3]
+
+
+def _select_task_by_task(model, oracle, row, t):
+    """Alg. 1 for one task on its own: the task's rounds asked one after another."""
+    from benchcast.methods.collaborative_filtering import _ranked, item_variance, probe_parts, signed_cosine
+
+    s, items = model.settings, model.items_[t]
+    columns, v_all, ties = model.initial_[:, items], model.v_all_[t], model.tie_rank_[t]
+    parts = probe_parts(int(model.budgets_[t]), s.rounds)
+    chosen = list(_ranked(v_all, ties)[: parts[0]])
+    for extra in parts[1:] + [0]:
+        answers = oracle.query(items[chosen], rows=[row])[0]
+        agreement = signed_cosine(answers[None, :], columns[:, chosen])[0]
+        similar = np.lexsort((np.arange(len(agreement)), -agreement))[: s.n_similar]
+        if not extra:
+            break
+        score = s.alpha * v_all + (1 - s.alpha) * item_variance(columns[similar])
+        score[chosen] = -np.inf
+        chosen += list(_ranked(score, ties)[:extra])
+    return np.asarray(chosen), answers, similar
+
+
+class _CountingOracle(TaskOracle):
+    calls = 0
+
+    def query(self, items, rows=None):
+        self.calls += 1
+        return super().query(items, rows)
+
+
+def test_each_round_asks_every_task_at_once_with_the_task_by_task_selections():
+    scores, tasks = matrix(sizes=(30, 45, 25, 60))
+    budgets = np.array([7, 3, 12, 9])  # 3: fewer parts than rounds + 1 (probe_parts drops empty ones)
+    model = CollaborativeFiltering(CFSettings(n_similar=10, rounds=3)).fit(
+        scores[:90], tasks, budgets, np.random.default_rng(5)
+    )
+    for row in (0, 7):
+        oracle = _CountingOracle(scores[90:], tasks, budgets)
+        picks = model._select_row(oracle, row)
+        assert oracle.calls == 4  # rounds + 1 queries, however many tasks
+        for t in range(4):
+            ref = _select_task_by_task(model, TaskOracle(scores[90:], tasks, budgets), row, t)
+            for got, want in zip(picks[t], ref, strict=True):
+                assert np.array_equal(got, want)
 
 
 def test_a_task_without_unselected_items_is_its_mean():

@@ -321,7 +321,7 @@ def test_the_cf_probe_splits_its_budget_over_subtasks_asks_in_rounds_and_reports
     board = load_leaderboard(str(path))
     board.matrix.subtasks[:] = ["a"] * 60 + ["b"] * 60  # a Parquet matrix has no subtasks: give it two
     answers, batches, _ = run_to_the_end(board, "cf_probe", 30, scores[38], tmp_path)
-    assert len(batches) == 2 * 4 and sum(batches) == 30  # per subtask, the initial probe and 3 rounds
+    assert len(batches) == 4 and sum(batches) == 30  # the initial probe and 3 rounds, each asking both subtasks at once
     r = estimate(board, "cf_probe", answers, data_dir=tmp_path, folds=4, log=lambda s: None)
     sub = r["subtasks"]
     assert set(sub) == {"a", "b"} and sub["a"]["items_used"] == sub["b"]["items_used"] == 15
