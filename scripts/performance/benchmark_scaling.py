@@ -3,7 +3,8 @@ seconds and peak memory per (method, size), each cell in its own capped process,
 exponents in models and in items. See ``benchcast.scaling.benchmark`` and docs/performance.md.
 
 Usage: .venv/bin/python scripts/performance/benchmark_scaling.py [--sizes 500x2000 1000x10000 ...]
-       [--methods gp_irt pca ...] [--version before=OTHER/src --version after=src] [--memory-cap-gb 16]
+       [--methods gp_irt pca ...] [--version before=OTHER/src --version after=src]
+       [--settings default|whole_leaderboard] [--memory-cap-gb 16]
        [--time-cap-s 900] [--out scaling.csv]
 """
 
@@ -13,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from benchcast.methods import REGISTRY
-from benchcast.scaling.benchmark import DEFAULT_SIZES, Size, growth, run
+from benchcast.scaling.benchmark import DEFAULT_SIZES, SETTINGS, Size, growth, run
 
 
 def _version(text: str) -> tuple[str, Path]:
@@ -33,6 +34,13 @@ def main() -> None:
         metavar="LABEL=SRC",
         help="measure the checkout whose src folder is SRC under LABEL (repeat: paired, in order); "
         "default: this checkout as 'after'",
+    )
+    ap.add_argument(
+        "--settings",
+        choices=sorted(SETTINGS),
+        default="default",
+        help="the methods' settings: their defaults, or the approximations for whole leaderboards "
+        "(benchcast.scaling.benchmark.WHOLE_LEADERBOARD); recorded per row, a resumed table keeps them apart",
     )
     ap.add_argument("--budget", type=int, default=100)
     ap.add_argument("--targets", type=int, default=20)
@@ -54,6 +62,7 @@ def main() -> None:
         memory_cap_gb=args.memory_cap_gb,
         time_cap_s=args.time_cap_s,
         data_dir=args.data_dir,
+        params=SETTINGS[args.settings],
     )
     print(growth(table).round(2).to_string(index=False))
 

@@ -38,6 +38,23 @@ from benchcast.scaling.synthetic import leaderboard
 DEFAULT_SIZES = ("500x2000", "1000x2000", "500x10000", "1000x10000", "2500x25000", "5000x25000", "5000x50000")
 #: the papers' settings where the defaults differ (Random-Search-Learn's 10,000 candidates is its default)
 DEFAULT_PARAMS: dict[str, dict] = {}
+#: settings for whole leaderboards: approximations a user opts into (``--params`` of the new-model
+#: commands, a study's method params), each with its measured effect in docs/scaling.md; every
+#: method not named keeps its defaults
+WHOLE_LEADERBOARD: dict[str, dict] = {
+    # CLARA for the N-set above 1,500 items: the released code's sampling (750 items, 10 draws)
+    "tailoredbench": {"clara": {"min_items": 1500, "sample": 750, "iterations": 10}},
+    # the IRT fit's models x items passes in float32 (parameters and sums in float64)
+    "p_irt": {"irt": {"dtype": "float32"}},
+    "gp_irt": {"irt": {"dtype": "float32"}},
+    "tinybenchmarks": {"irt": {"dtype": "float32"}},
+    # one k-means start instead of scikit-learn's ten
+    "clustering": {"n_init": 1},
+    # a regularisation path of 100 alphas over the same range instead of 1,000
+    "lasso": {"n_alphas": 100},
+}
+#: the settings ``--settings`` names
+SETTINGS: dict[str, dict[str, dict]] = {"default": DEFAULT_PARAMS, "whole_leaderboard": WHOLE_LEADERBOARD}
 COLUMNS = [
     "version", "method", "models", "items", "status", "fit_s", "estimate_s", "select_s", "estimate_one_s",
     "data_gb", "fit_peak_gb", "peak_gb", "mae", "replay_gap", "wall_s", "params", "error",
@@ -147,8 +164,9 @@ def run(
     for size in sorted(sizes, key=lambda s: (s.models * s.items, s.items)):
         data = None
         for method in methods:
+            settings = json.dumps(params.get(method) or {}, sort_keys=True)
             for version, src in versions.items():
-                mine = table[(table.version == version) & (table.method == method)]
+                mine = table[(table.version == version) & (table.method == method) & (table.params == settings)]
                 if ((mine.models == size.models) & (mine["items"] == size.items)).any():
                     continue
                 stopped = mine[mine.status.isin(STOPPED)]
@@ -162,7 +180,7 @@ def run(
                         src, method, data, budget, targets, seed, memory_cap_gb, time_cap_s, params.get(method)
                     )
                 row = {"version": version, "method": method, "models": size.models, "items": size.items, **row}
-                row["params"] = json.dumps(params.get(method) or {}, sort_keys=True)
+                row["params"] = settings
                 log(_describe(row))
                 table = pd.concat([table, pd.DataFrame([row])], ignore_index=True)[COLUMNS]
                 write_text_atomic(out, table.to_csv(index=False, float_format="%.4g"))

@@ -1,5 +1,6 @@
 """The scaling benchmark's driver: cells in capped processes, a resumable table, growth exponents."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -60,8 +61,16 @@ def test_caps_stop_a_cell_and_its_larger_sizes(tmp_path):
     assert pd.read_csv(out)["params"].tolist()[1] == '{"num_search": 1000000}'
     # a rerun keeps every row it has: nothing runs again
     log.clear()
-    again = run([Size(40, 300), Size(80, 600)], ["random_sampling", "random_search_learn"], out, log=log.append)
+    slow = {"random_search_learn": {"num_search": 10**6}}
+    again = run(
+        [Size(40, 300), Size(80, 600)], ["random_sampling", "random_search_learn"], out, params=slow, log=log.append
+    )
     assert log == [] and len(again) == 4
+    # other settings are other cells (the stop under 10**6 candidates does not skip them)
+    fast = {"random_search_learn": {"num_search": 100}}
+    more = run([Size(40, 300)], ["random_search_learn"], out, params=fast, data_dir=tmp_path / "data", log=log.append)
+    assert len(log) == 1 and len(more) == 5 and more.status.iloc[-1] == "ok"
+    assert more.params.iloc[-1] == '{"num_search": 100}'
 
 
 def test_the_memory_cap_stops_an_allocation_not_the_machine(tmp_path):
@@ -140,3 +149,23 @@ def test_the_peak_is_the_cells_own_not_the_benchmarks(tmp_path):
     row = run_cell(None, "random_sampling", data, 30, 10, 0, 8.0, 120.0)
     assert held.sum() > 0 and row["status"] == "ok"
     assert row["peak_gb"] < 0.5, row
+
+
+def test_the_whole_leaderboard_settings_run_and_are_recorded_as_a_user_types_them(tmp_path):
+    """``--settings whole_leaderboard``: each approximation its method accepts and runs (1,600
+    items: above TailoredBench's CLARA threshold), with its settings in the table."""
+    from benchcast.scaling.benchmark import WHOLE_LEADERBOARD
+
+    out = tmp_path / "w.csv"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts/performance/benchmark_scaling.py"), "--sizes", "120x1600",
+         "--methods", *WHOLE_LEADERBOARD, "--settings", "whole_leaderboard", "--budget", "40", "--targets", "5",
+         "--data-dir", str(tmp_path), "--out", str(out)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    table = pd.read_csv(out).set_index("method")
+    assert (table.status == "ok").all(), table[table.status != "ok"].error.to_string()
+    for method, params in WHOLE_LEADERBOARD.items():
+        assert json.loads(table.params[method]) == params
+    assert (table.mae < 0.2).all()
