@@ -52,26 +52,42 @@ def _grid(total: float) -> float:
     return 2.0 ** (int(np.ceil(np.log2(max(total, 1.0)))) + _SPARE_BITS - 52)
 
 
+#: ``weights`` of :func:`embedding_distances`: work them out from ``x``
+AUTO = "auto"
+
+
+def hamming_weights(x: np.ndarray, metric: str = "manhattan") -> np.ndarray | None:
+    """The weights ``1 / sd`` of the weighted Hamming distance that the z-scored Manhattan distance
+    is on 0/1 columns (0 for a constant column: it never differs), or None where ``x`` is not 0/1
+    or the metric is another. A caller that measures distances in one ``x`` many times (CLARA's
+    samples) works them out once."""
+    if metric != "manhattan" or not np.isin(x, (0.0, 1.0)).all():
+        return None
+    sd = x.std(axis=0)
+    return np.where(sd > 0, 1.0 / np.where(sd > 0, sd, 1.0), 0.0)
+
+
 def embedding_distances(
     x: np.ndarray,
     metric: str = "manhattan",
     points: np.ndarray | None = None,
     total_weight: float | None = None,
     to: np.ndarray | None = None,
+    weights=AUTO,
 ) -> np.ndarray:
     """Distances between rows ``points`` (default all) of ``x`` (rows x features) and rows ``to``
     (default: ``points``) after z-scoring the columns of ``x`` over all its rows, on an exact grid
     (module docstring). ``total_weight`` bounds how many distances a caller will add up (default:
-    the number of rows of ``x``)."""
+    the number of rows of ``x``); ``weights``: :func:`hamming_weights` of ``x`` where the caller
+    has them."""
     if metric not in METRICS:
         raise ValueError(f"unknown distance '{metric}'; use one of {', '.join(METRICS)}")
     x = np.asarray(x, dtype=np.float64)
     rows = x if points is None else x[points]
     cols = rows if to is None else x[to]
     n = len(x) if total_weight is None else total_weight
-    if metric == "manhattan" and np.isin(x, (0.0, 1.0)).all():
-        sd = x.std(axis=0)
-        w = np.where(sd > 0, 1.0 / np.where(sd > 0, sd, 1.0), 0.0)  # constant columns never differ
+    w = hamming_weights(x, metric) if isinstance(weights, str) else weights
+    if w is not None:
         step = _grid(n * w.sum())
         w = np.round(w / step) * step
         # exact (every term is on the grid), so computing it in blocks of rows changes no bit, and
@@ -110,10 +126,12 @@ class Patterns:
     dist: np.ndarray  # (P, P) exact-grid distances between patterns (columns z-scored over all items)
 
 
-def distinct_patterns(x: np.ndarray, metric: str = "manhattan", rows: np.ndarray | None = None) -> Patterns:
+def distinct_patterns(
+    x: np.ndarray, metric: str = "manhattan", rows: np.ndarray | None = None, weights=AUTO
+) -> Patterns:
     """Group identical rows of ``x`` -- or of its rows ``rows``, still z-scored over all of ``x``
     (a CLARA sample) -- (which patterns are numbered how never matters: PAM scans them in the
-    caller's item order)."""
+    caller's item order). ``weights``: as :func:`embedding_distances`'."""
     x = np.asarray(x, dtype=np.float64)
     sub = x if rows is None else x[rows]
     if np.isin(sub, (0.0, 1.0)).all():  # 0/1 rows as bytes: 10x faster than np.unique(axis=0)
@@ -123,7 +141,7 @@ def distinct_patterns(x: np.ndarray, metric: str = "manhattan", rows: np.ndarray
     else:
         _, first, of_item, counts = np.unique(sub, axis=0, return_index=True, return_inverse=True, return_counts=True)
     points = first if rows is None else np.asarray(rows)[first]
-    return Patterns(of_item.ravel(), counts, embedding_distances(x, metric, points=points))
+    return Patterns(of_item.ravel(), counts, embedding_distances(x, metric, points=points, weights=weights))
 
 
 @dataclass(frozen=True)
@@ -203,13 +221,14 @@ def cluster_items_clara(
     x = np.asarray(x, dtype=np.float64)
     fixed = np.asarray(fixed, dtype=np.int64)
     others = np.setdiff1d(np.arange(len(x)), fixed)
+    weights = hamming_weights(x, metric)  # once: every sample's distances are in the same x
     best, best_cost, swaps = None, np.inf, 0
     for _ in range(iterations):
         items = np.concatenate([fixed, rng.choice(others, size=min(sample, len(x)) - len(fixed), replace=False)])
-        patterns = distinct_patterns(x, metric, rows=items)
+        patterns = distinct_patterns(x, metric, rows=items, weights=weights)
         local = cluster_items(patterns, np.arange(len(fixed)), n_extra, rng, max_swaps, engine)
         medoids = items[local.medoids]
-        to_medoids = embedding_distances(x, metric, to=medoids)
+        to_medoids = embedding_distances(x, metric, to=medoids, weights=weights)
         cost = float(to_medoids.min(axis=1).sum())
         swaps += local.swaps
         if cost < best_cost:

@@ -19,6 +19,7 @@ from benchcast.methods.tailored import (
     consistency,
     distinct_patterns,
     embedding_distances,
+    hamming_weights,
     native_sources,
     zscore_columns,
 )
@@ -221,6 +222,24 @@ def test_clara_keeps_the_cheapest_sample_and_labels_every_item():
     ]
     costs = [embedding_distances(x, to=k.medoids).min(axis=1).sum() for k in kept]
     assert costs[0] >= costs[1] >= costs[2]
+
+
+def test_clara_works_out_the_weights_once_with_the_same_distances(monkeypatch):
+    """CLARA measures every sample in one embedding: its Hamming weights (a pass over every item,
+    most of a sample's time at 25,000 items) are worked out once, and distances given them are
+    bit for bit those worked out afresh."""
+    import benchcast.methods.tailored as tailored
+
+    x = binary_answers(3, models=30, items=400, distinct=300).T.copy()
+    w = hamming_weights(x)
+    to = np.array([3, 50, 77])
+    assert np.array_equal(embedding_distances(x, to=to, weights=w), embedding_distances(x, to=to))
+    assert np.array_equal(distinct_patterns(x, rows=to, weights=w).dist, distinct_patterns(x, rows=to).dist)
+    assert hamming_weights(x + 0.5) is None and hamming_weights(x, "cosine") is None
+    calls = []
+    monkeypatch.setattr(tailored, "hamming_weights", lambda *a: calls.append(1) or hamming_weights(*a))
+    tailored.cluster_items_clara(x, np.array([0]), 3, np.random.default_rng(1), 1000, sample=60, iterations=4)
+    assert len(calls) == 1
 
 
 def test_method_with_clara_pays_its_budget_and_repeats_itself():
