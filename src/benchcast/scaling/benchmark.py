@@ -50,8 +50,6 @@ WHOLE_LEADERBOARD: dict[str, dict] = {
     "tinybenchmarks": {"irt": {"dtype": "float32"}},
     # one k-means start instead of scikit-learn's ten
     "clustering": {"n_init": 1},
-    # a regularisation path of 100 alphas over the same range instead of 1,000
-    "lasso": {"n_alphas": 100},
 }
 #: the settings ``--settings`` names
 SETTINGS: dict[str, dict[str, dict]] = {"default": DEFAULT_PARAMS, "whole_leaderboard": WHOLE_LEADERBOARD}
