@@ -180,7 +180,7 @@ def test_unknown_irt_parameter_is_a_config_error():
     with pytest.raises(ConfigError, match="unknown IRT fitter 'em'"):
         make_method("p_irt", {"irt": {"fitter": "em"}})
     with pytest.raises(ConfigError, match="do not apply to fitter 'map'"):
-        make_method("p_irt", {"irt": {"dtype": "float32"}})
+        make_method("p_irt", {"irt": {"epochs": 100}})  # an SVI setting
 
 
 def test_dims_grid_picks_the_dimension_with_the_smallest_heldout_error(data):
