@@ -156,13 +156,13 @@ class CollaborativeFiltering:
             asked = [self.items_[t][chosen[t]] for t in live]
             got = oracle.query(np.concatenate(asked), rows=[row])[0]
             ends = np.cumsum([len(a) for a in asked])
-            for t, ans in zip(live, np.split(got, ends[:-1]), strict=True):
-                columns, v_all = self.initial_[:, self.items_[t]], self.v_all_[t]
+            for t, ans, on in zip(live, np.split(got, ends[:-1]), asked, strict=True):
                 answers[t] = ans
-                agreement = signed_cosine(ans[None, :], columns[:, chosen[t]])[0]
+                agreement = signed_cosine(ans[None, :], self.initial_[:, on])[0]
                 similar[t] = np.lexsort((np.arange(len(agreement)), -agreement))[: s.n_similar]
-                if r + 1 < len(parts[t]):
-                    score = s.alpha * v_all + (1 - s.alpha) * item_variance(columns[similar[t]])
+                if r + 1 < len(parts[t]):  # the similar models' columns only, not the task's every round
+                    task_similar = self.initial_[np.ix_(similar[t], self.items_[t])]
+                    score = s.alpha * self.v_all_[t] + (1 - s.alpha) * item_variance(task_similar)
                     score[chosen[t]] = -np.inf
                     chosen[t] += list(_ranked(score, self.tie_rank_[t])[: parts[t][r + 1]])
         return [(np.asarray(chosen[t], dtype=np.int64), answers[t], similar[t]) for t in range(n_tasks)]
