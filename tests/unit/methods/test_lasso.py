@@ -134,3 +134,63 @@ def test_one_path_serves_every_budget_and_round_trips_through_parquet(tmp_path):
     fake = {5: L.LassoSelection(alpha=1.0, coreset=np.array([3]), coef=np.array([2.0]), intercept=0.5, n_items=120)}
     m = make_method("lasso").fit(scores[same], 5, None, prefit=fake)
     np.testing.assert_allclose(m.estimate(Oracle(scores[40:], 5), None), 2.0 * scores[40:, 3] + 0.5)
+
+
+@pytest.mark.parametrize("max_nnz", [3, 10, 40])
+def test_stopped_path_is_the_whole_paths_first_columns(max_nnz):
+    X, y = centred(logistic_scores(40, 160, 7))
+    alphas = np.logspace(1, -4, 300)
+    whole = L.lasso_path_skipping(X, y, alphas, 10_000, 1e-4)
+    nnz = (whole != 0).sum(axis=0)
+    assert nnz.max() > max_nnz  # the stop is reached
+    k = int(np.argmax(nnz > max_nnz)) + 1  # up to and including the first alpha over the cap
+    got = L.lasso_path_skipping(X, y, alphas, 10_000, 1e-4, max_nnz=max_nnz)
+    assert got.shape == (160, k)
+    np.testing.assert_array_equal(got, whole[:, :k])
+
+
+@pytest.mark.parametrize("shape", [(40, 160), (80, 60)])  # the skipping path and lasso_path's (n > N)
+def test_method_path_with_a_cap_keeps_the_largest_alphas(shape):
+    src = logistic_scores(*shape, 8)
+    m = L.LassoMethod(n_alphas=200)
+    coefs, alphas, *_ = m.path(src)
+    short, short_alphas, *_ = m.path(src, max_nnz=10)
+    k = short.shape[1]
+    assert 0 < k < coefs.shape[1]
+    np.testing.assert_array_equal(short, coefs[:, -k:])  # ascending order: the largest alphas are last
+    np.testing.assert_array_equal(short_alphas, alphas[-k:])
+    assert (short[:, 0] != 0).sum() > 10 and ((short[:, 1:] != 0).sum(axis=0) <= 10).all()
+
+
+def test_stop_ratio_known_answer():
+    # non-zero counts along ascending alphas: 8, 3, 12, 5, 2, 0 (from the largest alpha down: 0, 2, 5, 12, 3, 8)
+    counts = [8, 3, 12, 5, 2, 0]
+    coefs = np.zeros((20, len(counts)))
+    for j, c in enumerate(counts):
+        coefs[:c, j] = 1.0
+    alphas = np.logspace(-3, 0, len(counts))
+    args = (coefs, alphas, np.zeros(20), 0.0)
+    assert L.LassoMethod().select(*args, budget=3).alpha == alphas[1]  # the paper's rule: the exact match
+    # stop at 2 x 3 = 6: the path ends at the 12 (ascending index 2), so the exact match below it is never reached
+    stopped = L.LassoMethod(stop_ratio=2).select(*args, budget=3)
+    assert stopped.alpha == alphas[4] and stopped.coreset.size == 2
+    assert L.LassoMethod(stop_ratio=5).select(*args, budget=3).alpha == alphas[1]  # cap 15: the whole path
+
+
+def test_stop_ratio_pick_does_not_depend_on_the_other_budgets():
+    src = logistic_scores(50, 200, 9)
+    m = L.LassoMethod(n_alphas=300, stop_ratio=1.5)
+    alone = L.lasso_selections(src, [6], m)[6]
+    together = L.lasso_selections(src, [6, 40], m)
+    assert together[6].alpha == alone.alpha
+    np.testing.assert_array_equal(together[6].coreset, alone.coreset)
+    whole = m.select(*L.LassoMethod(n_alphas=300).path(src), 6)  # the rule on the whole path: the same pick
+    assert whole.alpha == alone.alpha
+
+
+def test_stop_ratio_params_and_bad_values():
+    assert "stop_ratio" not in L.LassoMethod().params()  # the paper's path: ids and stored fits as before
+    assert L.LassoMethod(stop_ratio=2).params()["stop_ratio"] == 2.0
+    for bad in (0.5, "2", True, -1):
+        with pytest.raises(ConfigError, match="stop_ratio"):
+            make_method("lasso", {"stop_ratio": bad})
