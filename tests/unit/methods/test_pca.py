@@ -145,3 +145,57 @@ def test_gram_float32_shortcut_is_exact():
     np.testing.assert_array_equal(P._gram(A, B), A @ B.T)
     C = A * 0.5  # not 0/1: float64 product
     np.testing.assert_array_equal(P._gram(C, C), C @ C.T)
+
+
+@pytest.mark.parametrize("shape", [(60, 200), (200, 40)])  # the row Gram and the covariance route
+def test_principal_axes_span_the_top_singular_vectors(shape):
+    S = irt_responses(*shape, seed=3, dims=3).scores
+    mu, V = P.principal_axes(S, 3)
+    _, _, Vt = np.linalg.svd(S - S.mean(axis=0), full_matrices=False)
+    np.testing.assert_allclose(mu, S.mean(axis=0), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(V.T @ V, np.eye(3), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(V @ V.T, Vt[:3].T @ Vt[:3], rtol=0, atol=1e-12)
+
+
+def fold_in_reference(y, observed, mu, V, max_iter, tol):
+    """Algorithm 1's loop on the target rows in item space, the mean and axes held fixed."""
+    F = np.tile(mu, (len(y), 1))
+    F[:, observed] = y
+    missing = np.ones_like(F, dtype=bool)
+    missing[:, observed] = False
+    for _ in range(max_iter):
+        recon = mu + (F - mu) @ V @ V.T
+        if np.linalg.norm(np.where(missing, recon - F, 0.0)) < tol:
+            break
+        F[missing] = recon[missing]
+    return F.mean(axis=1)
+
+
+@pytest.mark.parametrize("max_iter,tol", [(100, 1e-4), (3, 1e-4), (100, 1e-9)])
+def test_fold_in_means_equal_the_item_space_loop(max_iter, tol):
+    S = irt_responses(120, 300, seed=4, dims=2).scores
+    src, tgt = S[:100], S[100:]
+    observed = np.sort(np.random.default_rng(0).choice(300, 40, replace=False))
+    mu, V = P.principal_axes(src, 4)
+    got = P.fold_in_means(tgt[:, observed], observed, mu, V, max_iter, tol)
+    np.testing.assert_allclose(
+        got, fold_in_reference(tgt[:, observed], observed, mu, V, max_iter, tol), rtol=0, atol=1e-12
+    )
+
+
+def test_fold_in_is_close_to_the_joint_imputation_when_targets_are_few():
+    S = irt_responses(401, 300, seed=5, dims=2).scores
+    src, tgt = S[:400], S[400:]
+    joint = make_method("pca", {"k_grid": [2]}).fit(src, 30, np.random.default_rng(0))
+    folded = make_method("pca", {"k_grid": [2], "fold_in": True}).fit(src, 30, np.random.default_rng(0))
+    np.testing.assert_array_equal(folded.coreset_, joint.coreset_)  # the same core set from the same stream
+    assert folded.source_ is None and folded.axes_.shape == (300, 2)  # a stored fit holds no copy of the matrix
+    a, b = joint.estimate(Oracle(tgt, 30), None), folded.estimate(Oracle(tgt, 30), None)
+    assert abs(a[0] - b[0]) < 2e-3
+
+
+def test_fold_in_params_and_bad_value():
+    assert "fold_in" not in make_method("pca", {}).params()  # the paper's ids and stored fits as before
+    assert make_method("pca", {"fold_in": True}).params()["fold_in"] is True
+    with pytest.raises(Exception, match="fold_in"):
+        make_method("pca", {"fold_in": "yes"})

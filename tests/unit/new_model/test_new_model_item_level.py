@@ -105,6 +105,25 @@ def test_every_registry_method_estimates_the_same_after_a_round_trip_through_sto
     assert not list(tmp_path.glob(".*.tmp"))
 
 
+def test_every_whole_leaderboard_setting_estimates_the_same_after_a_round_trip_through_storage(tmp_path):
+    from benchcast.scaling.benchmark import WHOLE_LEADERBOARD
+
+    scores = toy_scores(30, 80)
+    for name, params in WHOLE_LEADERBOARD.items():
+        if name in ("p_irt", "gp_irt", "tinybenchmarks"):
+            params = {"irt": {**params["irt"], "dims": 2}}
+        if name == "tailoredbench":
+            params = {"clara": {**params["clara"], "min_items": 40, "sample": 30}}
+        method = make_method(name, params)
+        budget = max(12, method.min_budget())
+        method.fit(scores[:24], budget, np.random.default_rng(1))
+        write_state(method, {"method": name}, tmp_path / name)
+        restored, _ = read_state(tmp_path / name)
+        assert restored.params() == method.params()
+        runs = [m.estimate(Oracle(scores[24:], budget), np.random.default_rng(2)) for m in (restored, method)]
+        assert np.array_equal(*runs), name
+
+
 def test_storage_refuses_classes_outside_benchcast_and_unknown_tags(tmp_path):
     class Foreign:
         pass
