@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from benchcast.new_model.leaderboard import load_leaderboard
 
     board = load_leaderboard(args.dataset, args.data_dir)
-    models, items = board.matrix.scores.shape
+    models, items = board.matrix.shape
     print(
         f"{args.dataset}: {models} models x {items} items in {folder}. Next:\n"
         f"  benchcast select {args.dataset} --method random_sampling --budget 50 --out items.csv"

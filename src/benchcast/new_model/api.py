@@ -70,6 +70,7 @@ def deployed(
         log(build_plan(board, method, budget, folds, cores))
         fit = build_fit(board, method, params, budget, seed, folds, data_dir, log, cores)
         log(f"built in {time.perf_counter() - t0:.1f}s: {fit.folder}")
+    board.remember()
     return board, fit
 
 
@@ -288,7 +289,7 @@ def estimate_from(
         where = f"{method}'s own central-limit interval (standard error {float(se[0]):.4f})"
     else:
         lower, upper = conformal
-    accuracy = board.matrix.scores.mean(axis=1)
+    accuracy = board.matrix.accuracy()
     result = {
         "dataset": fit.meta["dataset"],
         "method": method,

@@ -7,18 +7,20 @@ stored fit and a selection to the exact matrix they were made from.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from benchcast.data.catalog import DEFAULT_CATALOG
 from benchcast.data.csv_matrix import read_csv_matrix, read_header
 from benchcast.data.item_level import ResponseMatrix, load_response_matrix, validate_binary
 from benchcast.errors import DataError, did_you_mean
+from benchcast.new_model import board_cache
 
 #: a user's matrix, as every message and help text says it
 MATRIX_FORM = "a CSV or Parquet file whose first column, model_id, names the models and whose other columns are item ids holding 0/1 scores"
@@ -33,14 +35,24 @@ class Leaderboard:
     matrix: ResponseMatrix
     checksum: str  # sha256 of the model ids, item ids and scores
     path: Path  # the folder or file it was read from
+    #: a user's file read from the file itself: stores its bits for the next calls (see remember)
+    unstored: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+
+    def remember(self) -> None:
+        """Store a user's matrix as bits (:mod:`benchcast.new_model.board_cache`) so that later
+        calls on the same file bytes skip parsing it; called once a command has used it for a fit,
+        so that bad input elsewhere in a call leaves nothing behind. A read-only data folder is
+        not an error: every call then reads the file."""
+        if self.unstored is not None:
+            try:
+                self.unstored()
+            except OSError:
+                pass
 
 
 def checksum(matrix: ResponseMatrix) -> str:
-    h = hashlib.sha256()
-    for ids in (matrix.model_ids, matrix.item_ids):
-        h.update("\x1f".join(map(str, ids)).encode("utf-8") + b"\x1e")
-    h.update(np.ascontiguousarray(matrix.scores, dtype="<f8").tobytes())
-    return h.hexdigest()
+    """sha256 of the model ids, item ids and scores (:func:`board_cache.matrix_checksum`)."""
+    return board_cache.matrix_checksum(matrix)
 
 
 def _check_ids(ids: list[str], path: Path, what: str, field: str) -> None:
@@ -60,10 +72,12 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
         raise DataError(path, "(file)", "the file is empty", f"give {MATRIX_FORM}")
     if path.suffix.lower() == ".parquet":
         try:
-            frame = pd.read_parquet(path)
+            frame = pq.read_table(path)
         except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
             raise DataError(path, "(file)", f"is not a readable Parquet file ({exc})", f"give {MATRIX_FORM}") from None
-        header = [str(c) for c in frame.columns]
+        index = (frame.schema.pandas_metadata or {}).get("index_columns", [])  # a pandas index stored as a column
+        frame = frame.drop_columns([c for c in index if isinstance(c, str)])
+        header = [str(c) for c in frame.column_names]
     else:
         header = read_header(path)
         frame = None
@@ -78,10 +92,12 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
         table = read_csv_matrix(path, orientation="models_by_items", model_column=header[0])
         names, items, scores = table.model_names, list(table.item_names or []), table.scores
     else:
-        names, items = frame[header[0]].astype(str).tolist(), header[1:]
-        try:
-            scores = frame.drop(columns=frame.columns[0]).to_numpy(np.float64)
-        except (TypeError, ValueError):
+        names, items = [str(m) for m in frame.column(0).to_pylist()], header[1:]
+        try:  # column by column into one C-ordered float64 matrix: no other copy of it
+            scores = np.empty((frame.num_rows, len(items)))
+            for j, column in enumerate(frame.columns[1:]):
+                scores[:, j] = column.to_numpy(zero_copy_only=False)
+        except (TypeError, ValueError, pa.ArrowException):
             raise DataError(path, "scores", "a cell is not a number", "store 0/1 scores in every item column") from None
     _check_ids(names, path, "model", header[0])
     _check_ids(items, path, "item", "header")
@@ -91,6 +107,23 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
         )
     validate_binary(scores, path)
     return ResponseMatrix(path.stem, np.ascontiguousarray(scores), names, names, items, ["all"] * len(items))
+
+
+def _user_leaderboard(path: Path, boards_dir: Path) -> Leaderboard:
+    """A user's matrix file: from its stored bits when these file bytes were read before
+    (:mod:`benchcast.new_model.board_cache`), else read, validated and checksummed (and stored
+    by :meth:`Leaderboard.remember`)."""
+    if not path.is_file():
+        _read_user_matrix(path)  # the missing file's message
+    file_digest = board_cache.file_sha256(path)
+    stored = board_cache.cache_file(boards_dir, path, file_digest)
+    if stored.is_file():
+        matrix, digest = board_cache.read(stored, path.stem)
+        return Leaderboard(f"{path.stem}-{digest[:12]}", matrix, digest, path)
+    matrix = _read_user_matrix(path)
+    digest = checksum(matrix)
+    store = lambda: board_cache.write(matrix, digest, path, file_digest, stored)
+    return Leaderboard(f"{path.stem}-{digest[:12]}", matrix, digest, path, store)
 
 
 def known_datasets(datasets_dir: str | Path, catalog: str | Path = DEFAULT_CATALOG) -> set[str]:
@@ -119,9 +152,7 @@ def load_leaderboard(
     or any existing file)."""
     path = Path(dataset)
     if path.suffix.lower() in (".csv", ".parquet") or path.is_file():
-        matrix = _read_user_matrix(path)
-        digest = checksum(matrix)
-        return Leaderboard(f"{path.stem}-{digest[:12]}", matrix, digest, path)
+        return _user_leaderboard(path, Path(data_dir) / "boards")
     folder = (Path(data_dir) / "data" if datasets_dir is None else Path(datasets_dir)) / dataset
     if not (folder / "responses.parquet").is_file():
         known = known_datasets(folder.parent)
