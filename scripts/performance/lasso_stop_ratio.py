@@ -13,83 +13,61 @@ trial's targets. ``path_s`` is the whole path's seconds, ``stop_s_<r>`` those of
 
 from __future__ import annotations
 
-import argparse
 import time
 
+import grid_trials  # beside this script
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
 import benchcast.methods.lasso as L
-from benchcast.data.item_level import load_response_matrix
-from benchcast.trials.runner import splits_by_trial
-
-DATASETS = "commonsense,gsm,legalbench,math,mmlu,mrpc,rte,qnli,ifeval,openllm_math,arc_challenge,musr"
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--datasets", default=DATASETS)
-    ap.add_argument("--splits", default="interpolation,extrapolation")
-    ap.add_argument("--budgets", default="50,100,200")
+    ap = grid_trials.arguments(__doc__.split("\n")[0], trials=100)
     ap.add_argument("--ratios", default="1.5,2,3")
-    ap.add_argument("--trials", type=int, default=100)
-    ap.add_argument("--results", default="results")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--summary", required=True)
     a = ap.parse_args()
     budgets = [int(b) for b in a.budgets.split(",")]
     ratios = [float(r) for r in a.ratios.split(",")]
     rows = []
     real = L.lasso_path
-    for ds in a.datasets.split(","):
-        matrix = load_response_matrix(f"{a.results}/data/{ds}")
-        S = matrix.scores
-        for split in a.splits.split(","):
-            by_trial = splits_by_trial(
-                pd.read_parquet(f"{a.results}/splits/misses_the_mark/{ds}/{split}.parquet"), matrix
-            )
-            seen = set()
-            for t in sorted(by_trial)[: a.trials]:
-                src, tgt = by_trial[t]
-                if src.tobytes() in seen:
-                    continue
-                seen.add(src.tobytes())
-                calls = []  # (seconds, non-zero weights) of each solver call along the path
+    seen = set()
+    for ds, split, S, t, src, tgt in grid_trials.trials(a):
+        if (ds, split, src.tobytes()) in seen:
+            continue
+        seen.add((ds, split, src.tobytes()))
+        calls = []  # (seconds, non-zero weights) of each solver call along the path
 
-                def timed(*args, **kw):
-                    t0 = time.perf_counter()
-                    out = real(*args, **kw)
-                    calls.append((time.perf_counter() - t0, int((out[1][:, 0] != 0).sum())))
-                    return out
+        def timed(*args, **kw):
+            t0 = time.perf_counter()
+            out = real(*args, **kw)
+            calls.append((time.perf_counter() - t0, int((out[1][:, 0] != 0).sum())))
+            return out
 
-                L.lasso_path = timed
-                t0 = time.perf_counter()
-                path = L.LassoMethod().path(S[src])
-                total = time.perf_counter() - t0
-                L.lasso_path = real
-                outside = total - sum(s for s, _ in calls)
-                truth = S[tgt].mean(axis=1)
-                for b in budgets:
-                    whole = L.LassoMethod().select(*path, b)
-                    err = np.abs(S[tgt][:, whole.coreset] @ whole.coef + whole.intercept - truth).mean()
-                    row = {"dataset": ds, "split": split, "trial": t, "budget": b, "models": len(src),
-                           "items": S.shape[1], "path_s": total, "mae": err}  # fmt: skip
-                    for r in ratios:
-                        m = L.LassoMethod(stop_ratio=r)
-                        sel = m.select(*path, b)
-                        cap, spent = m.max_nnz(max(budgets)), outside
-                        for s, nnz in calls:
-                            spent += s
-                            if nnz > cap:
-                                break
-                        row[f"same_{r:g}"] = bool(
-                            sel.alpha == whole.alpha and np.array_equal(sel.coreset, whole.coreset)
-                        )
-                        row[f"mae_{r:g}"] = np.abs(S[tgt][:, sel.coreset] @ sel.coef + sel.intercept - truth).mean()
-                        row[f"stop_s_{r:g}"] = spent
-                    rows.append(row)
-            print(ds, split, "done", flush=True)
+        L.lasso_path = timed
+        t0 = time.perf_counter()
+        path = L.LassoMethod().path(S[src])
+        total = time.perf_counter() - t0
+        L.lasso_path = real
+        outside = total - sum(s for s, _ in calls)
+        truth = S[tgt].mean(axis=1)
+        for b in budgets:
+            whole = L.LassoMethod().select(*path, b)
+            err = np.abs(S[tgt][:, whole.coreset] @ whole.coef + whole.intercept - truth).mean()
+            row = {"dataset": ds, "split": split, "trial": t, "budget": b, "models": len(src),
+                   "items": S.shape[1], "path_s": total, "mae": err}  # fmt: skip
+            for r in ratios:
+                m = L.LassoMethod(stop_ratio=r)
+                sel = m.select(*path, b)
+                cap, spent = m.max_nnz(max(budgets)), outside
+                for s, nnz in calls:
+                    spent += s
+                    if nnz > cap:
+                        break
+                row[f"same_{r:g}"] = bool(sel.alpha == whole.alpha and np.array_equal(sel.coreset, whole.coreset))
+                row[f"mae_{r:g}"] = np.abs(S[tgt][:, sel.coreset] @ sel.coef + sel.intercept - truth).mean()
+                row[f"stop_s_{r:g}"] = spent
+            rows.append(row)
     table = pd.DataFrame(rows)
     table.to_csv(a.out, index=False)
     summary(table, ratios).to_csv(a.summary, index=False)

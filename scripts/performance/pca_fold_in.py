@@ -10,19 +10,15 @@ and splits built: ``snakemake --cores all --until mtm_splits --configfile config
 
 from __future__ import annotations
 
-import argparse
 import time
 
+import grid_trials  # beside this script
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from benchcast.data.item_level import load_response_matrix
 from benchcast.methods import make_method
 from benchcast.oracle import Oracle
-from benchcast.trials.runner import splits_by_trial
-
-DATASETS = "commonsense,gsm,legalbench,math,mmlu,mrpc,rte,qnli,ifeval,openllm_math,arc_challenge,musr"
 
 
 def run(S, src, tgt, budget, fold_in, seed):
@@ -33,34 +29,17 @@ def run(S, src, tgt, budget, fold_in, seed):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--datasets", default=DATASETS)
-    ap.add_argument("--splits", default="interpolation,extrapolation")
-    ap.add_argument("--budgets", default="50,100,200")
-    ap.add_argument("--trials", type=int, default=10)
-    ap.add_argument("--results", default="results")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--summary", required=True)
-    a = ap.parse_args()
+    a = grid_trials.arguments(__doc__.split("\n")[0], trials=10).parse_args()
     rows = []
-    for ds in a.datasets.split(","):
-        matrix = load_response_matrix(f"{a.results}/data/{ds}")
-        S = matrix.scores
-        for split in a.splits.split(","):
-            by_trial = splits_by_trial(
-                pd.read_parquet(f"{a.results}/splits/misses_the_mark/{ds}/{split}.parquet"), matrix
-            )
-            for t in sorted(by_trial)[: a.trials]:
-                src, tgt = by_trial[t]
-                truth = S[tgt].mean(axis=1)
-                for b in (int(x) for x in a.budgets.split(",")):
-                    joint, joint_s = run(S, src, tgt, b, False, t)
-                    folded, folded_s = run(S, src, tgt, b, True, t)
-                    rows.append({"dataset": ds, "split": split, "trial": t, "budget": b, "sources": len(src),
-                                 "targets": len(tgt), "mae_joint": np.abs(joint - truth).mean(),
-                                 "mae_fold_in": np.abs(folded - truth).mean(), "max_diff": np.abs(joint - folded).max(),
-                                 "joint_s": joint_s, "fold_in_s": folded_s})  # fmt: skip
-            print(ds, split, "done", flush=True)
+    for ds, split, S, t, src, tgt in grid_trials.trials(a):
+        truth = S[tgt].mean(axis=1)
+        for b in (int(x) for x in a.budgets.split(",")):
+            joint, joint_s = run(S, src, tgt, b, False, t)
+            folded, folded_s = run(S, src, tgt, b, True, t)
+            rows.append({"dataset": ds, "split": split, "trial": t, "budget": b, "sources": len(src),
+                         "targets": len(tgt), "mae_joint": np.abs(joint - truth).mean(),
+                         "mae_fold_in": np.abs(folded - truth).mean(), "max_diff": np.abs(joint - folded).max(),
+                         "joint_s": joint_s, "fold_in_s": folded_s})  # fmt: skip
     table = pd.DataFrame(rows)
     table.to_csv(a.out, index=False)
     groups = [*table.groupby(["dataset", "split"]), *(((("all", s),), g) for s, g in table.groupby("split"))]
