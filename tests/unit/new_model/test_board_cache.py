@@ -91,3 +91,18 @@ def test_a_damaged_stored_board_stops_in_one_line_naming_it(tmp_path, scores):
     with pytest.raises(DataError, match="not a readable stored leaderboard") as err:
         lb.load_leaderboard(str(path), tmp_path / "data")
     assert str(stored.parent) in str(err.value)
+
+
+def test_a_fit_built_from_the_stored_bits_is_the_fit_built_from_the_file(tmp_path, scores):
+    """Another method on a stored board unpacks the float64 matrix for its fit (calibration folds on
+    two processes included): the same stored fit as from the file itself."""
+    path = write_board(tmp_path / "board.csv", scores)
+    kw = {"folds": 3, "log": lambda s: None, "cores": 2}
+    select(str(path), "random_sampling", 20, data_dir=tmp_path / "a", **kw)  # stores the board under a/
+    via_bits = select(str(path), "aipw", 20, data_dir=tmp_path / "a", **kw)
+    via_file = select(str(path), "aipw", 20, data_dir=tmp_path / "b", **kw)
+    assert via_bits.items.equals(via_file.items)
+    folder = "models/board-{}/aipw/n=20/calibration.parquet"
+    key = lb.load_leaderboard(str(path), tmp_path / "a").checksum[:12]
+    a, b = (pd.read_parquet(tmp_path / d / folder.format(key)) for d in "ab")
+    pd.testing.assert_frame_equal(a, b)
