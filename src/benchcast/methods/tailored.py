@@ -52,8 +52,13 @@ def _grid(total: float) -> float:
     return 2.0 ** (int(np.ceil(np.log2(max(total, 1.0)))) + _SPARE_BITS - 52)
 
 
-#: ``weights`` of :func:`embedding_distances`: work them out from ``x``
-AUTO = "auto"
+class _Auto:
+    def __repr__(self) -> str:
+        return "AUTO"
+
+
+#: ``weights`` of :func:`embedding_distances`: work them out from ``x`` (None is "no weights")
+AUTO = _Auto()
 
 
 def hamming_weights(x: np.ndarray, metric: str = "manhattan") -> np.ndarray | None:
@@ -86,7 +91,7 @@ def embedding_distances(
     rows = x if points is None else x[points]
     cols = rows if to is None else x[to]
     n = len(x) if total_weight is None else total_weight
-    w = hamming_weights(x, metric) if isinstance(weights, str) else weights
+    w = hamming_weights(x, metric) if weights is AUTO else weights
     if w is not None:
         step = _grid(n * w.sum())
         w = np.round(w / step) * step
