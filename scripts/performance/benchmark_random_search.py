@@ -23,8 +23,8 @@ import pandas as pd
 from benchcast import seeding
 from benchcast.data.item_level import load_response_matrix
 from benchcast.methods import make_method
+from benchcast.threads import single_threaded
 from benchcast.trials.runner import splits_by_trial
-from benchcast.workflow.support import single_threaded
 
 DEFAULT_CASES = [
     "musr:interpolation:200",

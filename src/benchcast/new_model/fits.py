@@ -37,6 +37,7 @@ from benchcast.methods import Method, make_method
 from benchcast.new_model.leaderboard import Leaderboard
 from benchcast.new_model.state import OldFitFormat, read_state, write_state
 from benchcast.oracle import Oracle
+from benchcast.threads import THREAD_VARIABLES, one_thread_environment
 
 DEFAULT_FOLDS = 10
 
@@ -119,10 +120,6 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-#: the variables BLAS and OpenMP libraries read when they load
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 @contextmanager
 def one_blas_thread():
     """One BLAS/OpenMP thread for the fits inside: the floating-point reductions -- hence the fit's
@@ -136,7 +133,7 @@ def one_blas_thread():
     from threadpoolctl import threadpool_limits
 
     saved = {var: os.environ.get(var) for var in THREAD_VARIABLES}
-    os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+    os.environ.update(one_thread_environment())
     try:
         with interrupts_held():  # threadpoolctl scans the libraries through a ctypes callback,
             limits = threadpool_limits(1)  # which would swallow a Ctrl-C raised inside it

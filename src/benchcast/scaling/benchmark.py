@@ -33,6 +33,7 @@ from benchcast.data.io import write_text_atomic
 from benchcast.errors import ConfigError
 from benchcast.scaling import cell
 from benchcast.scaling.synthetic import leaderboard
+from benchcast.threads import one_thread_environment
 
 #: the sizes of issue 38's table, and the corners that separate growth in models from growth in items
 DEFAULT_SIZES = ("500x2000", "1000x2000", "500x10000", "1000x10000", "2500x25000", "5000x25000", "5000x50000")
@@ -115,7 +116,7 @@ def run_cell(
             "seed": seed, "memory_cap_gb": memory_cap_gb, "out": str(Path(work) / "result.json"),
         }  # fmt: skip
         (Path(work) / "spec.json").write_text(json.dumps(spec))
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        env = {**os.environ, **one_thread_environment()}
         env["NUMBA_NUM_THREADS"] = "1"
         if src is not None:
             env["PYTHONPATH"] = str(src)

@@ -1,4 +1,4 @@
-"""Small helpers for the workflow: one-thread BLAS, logging to the rule's log, config includes."""
+"""Small helpers for the workflow: one-thread BLAS (:mod:`benchcast.threads`), logging to the rule's log, config includes."""
 
 from __future__ import annotations
 
@@ -11,27 +11,7 @@ from pathlib import Path
 import yaml
 
 from benchcast.errors import ConfigError
-
-
-def single_threaded() -> None:
-    """Pin BLAS/OpenMP to one thread: jobs run in parallel instead, and a fixed thread count
-    keeps floating-point reduction order -- hence outputs -- identical whatever ``--cores``.
-
-    ``threadpool_limits`` only reaches the BLAS libraries already loaded (NumPy's), and SciPy
-    ships its own OpenBLAS, loaded on first use of ``scipy.linalg``; a library loaded later
-    would start one thread per core (which, on a busy machine, made Random-Search-Learn's
-    LAPACK calls ~50x slower). So the thread variables are also set in the environment,
-    which OpenBLAS and OpenMP read when they load (``tests/unit/trials/test_trials.py`` checks that
-    SciPy's OpenBLAS then runs one thread). SciPy itself is not imported here: most jobs
-    never use it, and its import cost every job ~0.1 s.
-    """
-    import os
-
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = "1"
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(1)
+from benchcast.threads import single_threaded
 
 
 def job_logger(snakemake) -> Callable[[str], None]:
