@@ -162,7 +162,7 @@ class TailoredBench(Method):
                         self.metric,
                         self.clara.sample,
                         self.clara.iterations,
-                        _engine(one, self.clara.sample),
+                        _engine(one, self.clara.sample * self.clara.iterations),  # one start-up serves every sample
                     )
                 else:
                     engine = _engine(one, len(patterns.counts))
