@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchcast.data.io import write_text_atomic
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_TABLES = "results/tables/heldout_intervals"
 DEFAULT_OUT = "src/benchcast/new_model/method_facts.json"
@@ -89,8 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     command = shlex.join(["python", "scripts/method_facts.py", *shown])
     doc = facts(Path(args.tables), args.level, command)
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    write_text_atomic(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")  # a reader never sees half of it
     cells = sum(len(m["heldout"]) for m in doc["methods"].values())
     print(
         f"wrote {out}: {len(doc['methods'])} methods, {cells} held-out cells, from {doc['provenance']['sources'][0]['file']}"
