@@ -73,14 +73,6 @@ def matrix_checksum(matrix: ResponseMatrix) -> str:
     return h.hexdigest()
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 22):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def cache_file(boards_dir: Path, path: Path, file_digest: str) -> Path:
     return boards_dir / f"{path.stem}-{file_digest[:16]}" / "matrix.parquet"
 

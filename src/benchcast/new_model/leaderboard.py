@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from benchcast.data.catalog import DEFAULT_CATALOG
 from benchcast.data.csv_matrix import read_csv_matrix, read_header
 from benchcast.data.item_level import ResponseMatrix, load_response_matrix, validate_binary
+from benchcast.data.raw_files import sha256_of
 from benchcast.errors import DataError, did_you_mean
 from benchcast.new_model import board_cache
 
@@ -115,14 +116,14 @@ def _user_leaderboard(path: Path, boards_dir: Path) -> Leaderboard:
     by :meth:`Leaderboard.remember`)."""
     if not path.is_file():
         _read_user_matrix(path)  # the missing file's message
-    file_digest = board_cache.file_sha256(path)
+    file_digest = sha256_of(path)
     stored = board_cache.cache_file(boards_dir, path, file_digest)
     if stored.is_file():
         matrix, digest = board_cache.read(stored, path.stem)
         return Leaderboard(f"{path.stem}-{digest[:12]}", matrix, digest, path)
     matrix = _read_user_matrix(path)
     digest = checksum(matrix)
-    store = lambda: board_cache.write(matrix, digest, path, file_digest, stored)
+    store = lambda: stored.is_file() or board_cache.write(matrix, digest, path, file_digest, stored)
     return Leaderboard(f"{path.stem}-{digest[:12]}", matrix, digest, path, store)
 
 
