@@ -59,6 +59,80 @@ def _reaccount(
 
 
 @numba.njit(cache=True)
+def _nearest_two_after_swap(
+    dist, med, p, out, nearest, near, second, new_nearest, new_near, new_second
+):  # pragma: no cover - compiled
+    """:func:`_nearest_two` after position ``p``'s medoid ``out`` became ``med[p]``, without
+    reading every medoid for every point (the same values, by the same comparisons).
+
+    A point whose distance to ``out`` is above its second smallest lost neither of its two
+    smallest distances, so only the new medoid can change them (a tie with the nearest goes to
+    the lower position, as :func:`_nearest_two`'s medoid order does). A point with
+    ``d(out, o) <= second`` may have lost one of them (or a tie): recounted over every medoid."""
+    k = med.shape[0]
+    row_out, row_new = dist[out], dist[med[p]]
+    for o in range(nearest.shape[0]):
+        if row_out[o] <= second[o]:
+            a, b, c = np.inf, np.inf, -1
+            for q in range(k):
+                d = dist[med[q], o]
+                if d < a:
+                    b, a, c = a, d, q
+                elif d < b:
+                    b = d
+        else:
+            d = row_new[o]
+            a, b, c = near[o], second[o], nearest[o]
+            if d < a:
+                b, a, c = a, d, p
+            elif d == a:
+                b = a
+                if p < c:
+                    c = p
+            elif d < b:
+                b = d
+        new_near[o], new_second[o], new_nearest[o] = a, b, c
+
+
+@numba.njit(cache=True)
+def _row_min(base_m, adj_p, threshold, order):  # pragma: no cover - compiled
+    """The least ``base_m[h] + adj_p[h]`` below ``threshold`` and the first scan position
+    ``i`` (``h = order[i]``) holding it, or ``(value, n)`` if none is below.
+
+    The least value does not depend on the order it is found in, so it is found in four
+    independent running minima over the points in memory order (which the compiler pipelines:
+    ~2.5x faster than one running minimum in scan order); the scan order then only decides which
+    of equal values is first. ``base_m`` is +inf at the medoids (never a candidate)."""
+    m0 = m1 = m2 = m3 = threshold
+    n = base_m.shape[0]
+    i = 0
+    while i + 4 <= n:
+        v0 = base_m[i] + adj_p[i]
+        v1 = base_m[i + 1] + adj_p[i + 1]
+        v2 = base_m[i + 2] + adj_p[i + 2]
+        v3 = base_m[i + 3] + adj_p[i + 3]
+        m0 = v0 if v0 < m0 else m0
+        m1 = v1 if v1 < m1 else m1
+        m2 = v2 if v2 < m2 else m2
+        m3 = v3 if v3 < m3 else m3
+        i += 4
+    while i < n:
+        v = base_m[i] + adj_p[i]
+        m0 = v if v < m0 else m0
+        i += 1
+    m0 = m1 if m1 < m0 else m0
+    m2 = m3 if m3 < m2 else m2
+    m = m2 if m2 < m0 else m0
+    if not m < threshold:
+        return m, n
+    for i in range(n):
+        h = order[i]
+        if base_m[h] + adj_p[h] == m:
+            return m, i
+    return m, n
+
+
+@numba.njit(cache=True)
 def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: no cover - compiled
     n, k = dist.shape[0], med.shape[0]
     nearest, near, second = np.empty(n, np.int64), np.empty(n), np.empty(n)
@@ -71,6 +145,7 @@ def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: n
         is_medoid[med[p]] = True
     new_nearest, new_near, new_second = np.empty(n, np.int64), np.empty(n), np.empty(n)
     moved = np.zeros(k, np.bool_)
+    base_m = np.empty(n)  # base, +inf at the medoids
     swaps = 0
     while swaps < max_swaps:
         cost = 0.0
@@ -80,17 +155,11 @@ def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: n
         # first minimum in scan order, reading one row of adj, then the least value, the earliest
         # scan position, the lowest medoid position (what a scan position-major loop finds)
         threshold = -tol * max(cost, 1.0)  # a swap must lower the cost by more than this
+        for h in range(n):
+            base_m[h] = np.inf if is_medoid[h] else base[h]
         best, best_i, best_h, best_p = threshold, n, -1, -1
         for p in range(n_fixed, k):
-            adj_p = adj[p]
-            row_best, row_i = threshold, n
-            for i in range(n):
-                h = order[i]
-                if is_medoid[h]:
-                    continue
-                value = base[h] + adj_p[h]
-                if value < row_best:
-                    row_best, row_i = value, i
+            row_best, row_i = _row_min(base_m, adj[p], threshold, order)
             if row_i < n and (row_best < best or (row_best == best and row_i < best_i)):
                 best, best_i, best_h, best_p = row_best, row_i, order[row_i], p
         if best_h < 0:
@@ -104,7 +173,7 @@ def _pam_swaps(dist, med, n_fixed, weights, order, max_swaps, tol):  # pragma: n
             if med[p] == out:
                 is_medoid[out] = True
         swaps += 1
-        _nearest_two(dist, med, new_nearest, new_near, new_second)
+        _nearest_two_after_swap(dist, med, best_p, out, nearest, near, second, new_nearest, new_near, new_second)
         for o in range(n):
             if new_nearest[o] != nearest[o] or new_near[o] != near[o] or new_second[o] != second[o]:
                 _reaccount(

@@ -188,3 +188,51 @@ def test_tied_swaps_go_to_the_first_in_scan_order_then_medoid_position(seed):
     fast = pam_fixed(dist, init, 1, order=order, tol=0.0, engine="numba")
     slow = pam_reference(dist, init, 1, order=order, tol=0.0)
     assert np.array_equal(fast.medoids, slow.medoids) and fast.swaps == slow.swaps
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_nearest_two_after_a_swap_equal_a_full_recount(seed):
+    """The compiled engine updates each point's nearest medoid, its distance and the second smallest
+    after a swap from the two changed rows; on tie-heavy distances, with a medoid listed twice, it
+    must equal reading every medoid again (a wrong tie rule or a missed recount fails this)."""
+    from benchcast.methods.pam_numba import _nearest_two, _nearest_two_after_swap
+
+    rng = np.random.default_rng(seed)
+    n, k = 25, 6
+    points = rng.integers(0, 2, size=(n, 3))
+    dist = (points[:, None, :] != points[None, :, :]).sum(axis=-1).astype(float)
+    med = rng.choice(n, k, replace=False)
+    med[rng.integers(1, k)] = med[0]  # a repeated medoid
+    nearest, near, second = np.empty(n, np.int64), np.empty(n), np.empty(n)
+    _nearest_two(dist, med, nearest, near, second)
+    for _ in range(20):
+        p = int(rng.integers(k))
+        out, med[p] = med[p], int(rng.integers(n))
+        got = np.empty(n, np.int64), np.empty(n), np.empty(n)
+        _nearest_two_after_swap(dist, med, p, out, nearest, near, second, *got)
+        want = np.empty(n, np.int64), np.empty(n), np.empty(n)
+        _nearest_two(dist, med, *want)
+        for g, w in zip(got, want):
+            assert np.array_equal(g, w)
+        nearest, near, second = want
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 8, 13])
+def test_the_row_minimum_is_the_first_least_value_in_scan_order(n):
+    """Four running minima find the least value; the scan order alone decides among equal ones."""
+    from benchcast.methods.pam_numba import _row_min
+
+    rng = np.random.default_rng(n)
+    base = rng.integers(-3, 2, size=n).astype(float)
+    adj = rng.integers(-2, 2, size=n).astype(float)
+    base[rng.integers(n)] = np.inf  # a medoid
+    order = rng.permutation(n)
+    values = base + adj
+    for threshold in (-0.0, -1.0, -10.0):
+        m, i = _row_min(base, adj, threshold, order)
+        below = [j for j in range(n) if values[order[j]] < threshold]
+        if below:
+            least = min(values[order[j]] for j in below)
+            assert m == least and i == min(j for j in below if values[order[j]] == least)
+        else:
+            assert i == n
