@@ -1,0 +1,80 @@
+"""Random-Search-Learn's fit with this code and an older checkout, side by side, at given shapes.
+
+MDAD's cross-paper grid fits Random-Search-Learn (10,000 candidates) on up to 300 source models at
+sizes up to 500 items, shapes the "misses the mark" grid never reaches (its largest Random-Search-Learn
+job is the artifact's longest). For each ``dataset:n_source:budget`` case this draws ``n_source``
+models of the workflow's ``results/data/<dataset>`` (a fixed seed), fits with each code in a fresh
+process (one BLAS thread), alternately ``--repeats`` times, and prints the best seconds of each, the
+ratio and whether both picked the same core set.
+
+    git worktree add /tmp/old <rev>
+    python scripts/performance/random_search_versions.py --baseline /tmp/old/src --cases ifeval:300:500 mdad_gpqa:300:200
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[2] / "src"
+
+
+def _child(run: Path, case: str) -> None:
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    from benchcast.data.item_level import load_response_matrix
+    from benchcast.methods import make_method
+
+    dataset, n_source, budget = case.split(":")
+    matrix = load_response_matrix(run / "results" / "data" / dataset, dataset)
+    rows = np.random.default_rng(0).choice(len(matrix.scores), int(n_source), replace=False)
+    with threadpool_limits(1):
+        t0 = time.process_time()
+        fit = make_method("random_search_learn", {"num_search": 10_000}).fit(
+            matrix.scores[rows], int(budget), np.random.default_rng(1)
+        )
+        seconds = time.process_time() - t0
+    digest = hashlib.sha256(np.asarray(fit.coreset_, np.int64).tobytes()).hexdigest()[:12]
+    print(json.dumps({"s": seconds, "core": digest, "scored": fit.candidates_scored_}))
+
+
+def _measure(src: Path, run: Path, case: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(src), "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, __file__, "--child", case, "--run", str(run)]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--baseline", type=Path, help="the older code's src folder")
+    p.add_argument("--run", type=Path, default=Path("."), help="folder holding results/data")
+    p.add_argument("--cases", nargs="+", default=["ifeval:300:500", "musr:300:500", "mdad_gpqa:300:200"])
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        _child(args.run, args.child)
+        return
+    if args.baseline is None:
+        p.error("--baseline is required")
+    print(f"{'case':<22} {'baseline s':>11} {'this code s':>12} {'ratio':>6}  same core set")
+    for case in args.cases:
+        base, ours = [], []
+        for _ in range(args.repeats):  # alternate, so drifts of the machine hit both codes alike
+            base.append(_measure(args.baseline, args.run, case))
+            ours.append(_measure(HERE, args.run, case))
+        b, o = min(r["s"] for r in base), min(r["s"] for r in ours)
+        same = {r["core"] for r in base} == {r["core"] for r in ours} and len({r["core"] for r in ours}) == 1
+        print(f"{case:<22} {b:>11.2f} {o:>12.2f} {o / b:>6.2f}  {'yes' if same else 'NO'}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
