@@ -1,14 +1,14 @@
 """Random-Search-Learn's fit with this code and an older checkout, side by side, at given shapes.
 
-MDAD's cross-paper grid fits Random-Search-Learn (10,000 candidates) on up to 300 source models at
-sizes up to 500 items, shapes the "misses the mark" grid never reaches (its largest Random-Search-Learn
-job is the artifact's longest). For each ``dataset:n_source:budget`` case this draws ``n_source``
-models of the workflow's ``results/data/<dataset>`` (a fixed seed), fits with each code in a fresh
-process (one BLAS thread), alternately ``--repeats`` times, and prints the best seconds of each, the
-ratio and whether both picked the same core set.
+MDAD's cross-paper grid fits Random-Search-Learn (10,000 candidates) on up to 300 source models and
+the seen half of the items, at sizes up to 250 items: shapes the "misses the mark" grid never reaches
+(its Random-Search-Learn jobs are among the artifact's longest). For each ``dataset:n_source:budget``
+case this takes MDAD's first trial of the workflow's ``results/data/<dataset>`` (its sources and seen
+items, seed 0), fits with each code in a fresh process (one BLAS thread), alternately ``--repeats``
+times, and prints the best CPU seconds of each, the ratio and whether both picked the same core set.
 
     git worktree add /tmp/old <rev>
-    python scripts/performance/random_search_versions.py --baseline /tmp/old/src --cases ifeval:300:500 mdad_gpqa:300:200
+    python scripts/performance/random_search_versions.py --baseline /tmp/old/src --cases ifeval:300:250 mdad_gpqa:300:200
 """
 
 from __future__ import annotations
@@ -31,14 +31,16 @@ def _child(run: Path, case: str) -> None:
 
     from benchcast.data.item_level import load_response_matrix
     from benchcast.methods import make_method
+    from benchcast.studies.mdad.protocol import draw_trial
 
     dataset, n_source, budget = case.split(":")
     matrix = load_response_matrix(run / "results" / "data" / dataset, dataset)
-    rows = np.random.default_rng(0).choice(len(matrix.scores), int(n_source), replace=False)
+    trial = draw_trial(len(matrix.scores), np.asarray(matrix.subtasks), int(n_source), 50, 0, 0)
+    source = matrix.scores[np.ix_(trial.sources, trial.seen)]
     with threadpool_limits(1):
         t0 = time.process_time()
         fit = make_method("random_search_learn", {"num_search": 10_000}).fit(
-            matrix.scores[rows], int(budget), np.random.default_rng(1)
+            source, int(budget), np.random.default_rng(1)
         )
         seconds = time.process_time() - t0
     digest = hashlib.sha256(np.asarray(fit.coreset_, np.int64).tobytes()).hexdigest()[:12]
@@ -56,7 +58,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--baseline", type=Path, help="the older code's src folder")
     p.add_argument("--run", type=Path, default=Path("."), help="folder holding results/data")
-    p.add_argument("--cases", nargs="+", default=["ifeval:300:500", "musr:300:500", "mdad_gpqa:300:200"])
+    p.add_argument(
+        "--cases", nargs="+", default=["ifeval:300:250", "musr:300:250", "openllm_math:300:250", "mdad_gpqa:300:200"]
+    )
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()

@@ -227,11 +227,6 @@ class CandidateProducts:
     data are centred first, in float64.
     """
 
-    #: candidates of more than this share of the columns (0/1 data) take the products over the
-    #: columns they leave out, subtracted from those over all columns: the same integer counts,
-    #: from fewer multiplications (MDAD's sizes of up to 500 of 541 items)
-    complement_share = 0.5
-
     def __init__(self, train_X: np.ndarray, val_X: np.ndarray):
         train_X = np.asarray(train_X, dtype=float)
         val_X = np.asarray(val_X, dtype=float)
@@ -243,23 +238,11 @@ class CandidateProducts:
         # columns as rows: gathering a candidate's columns copies contiguous rows
         self._cols = np.ascontiguousarray((Z32 if self.exact32 else Z - self.x_mean).T)
         self._gram = None
-        self._all_counts = None  # Zᵀ-products over every column, for candidates of most columns
 
     def dual(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m = self.m
-        n_cols, p = self._cols.shape[0], cand.shape[1]
-        if self.exact32 and p > self.complement_share * n_cols:
-            # most columns: the counts over all columns minus those over the columns left out
-            # (integer counts, exact in float32 either way, so the same numbers)
-            if self._all_counts is None:
-                self._all_counts = self._cols.T @ self._cols[:, :m]  # (m + v, m)
-            left_out = np.ones((len(cand), n_cols), bool)
-            np.put_along_axis(left_out, cand, False, axis=1)
-            Zs = self._cols[np.nonzero(left_out)[1].reshape(len(cand), n_cols - p)]  # (B, N - p, m + v)
-            J = (self._all_counts - Zs.transpose(0, 2, 1) @ Zs[:, :, :m]).astype(float)
-        else:
-            Zs = self._cols[cand]  # (B, p, m + v)
-            J = (Zs.transpose(0, 2, 1) @ Zs[:, :, :m]).astype(float)  # (B, m + v, m)
+        Zs = self._cols[cand]  # (B, p, m + v)
+        J = (Zs.transpose(0, 2, 1) @ Zs[:, :, :m]).astype(float)  # (B, m + v, m)
         if self.exact32:
             A, D = J[:, :m], J[:, m:]
             a = A.mean(axis=2)

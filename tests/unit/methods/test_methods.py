@@ -514,8 +514,7 @@ def test_random_search_learn_pruning_keeps_the_earliest_of_tied_candidates():
 
 
 @pytest.mark.parametrize("binary", [True, False])
-@pytest.mark.parametrize("p", [20, 70])  # of 90 columns: the products over the columns left out at 70
-def test_candidate_products_equal_the_centred_products(binary, p):
+def test_candidate_products_equal_the_centred_products(binary):
     """0/1 data take the exact float32 route and are centred afterwards; other data are centred
     first. Both must equal the textbook centred products of each candidate's columns."""
     rng = np.random.default_rng(4)
@@ -523,13 +522,7 @@ def test_candidate_products_equal_the_centred_products(binary, p):
     S, V = A[:28], A[28:]
     products = CandidateProducts(S, V)
     assert products.exact32 == binary
-    cands = np.stack([rng.permutation(90)[:p] for _ in range(6)])
-    if binary:  # most columns: the counts over the columns left out give the very same numbers
-        direct = CandidateProducts(S, V)
-        direct.complement_share = 2.0
-        for got, want in zip(products.dual(cands), direct.dual(cands)):
-            np.testing.assert_array_equal(got, want)
-        assert (products._all_counts is not None) == (p > 45)
+    cands = np.stack([rng.permutation(90)[:p] for p in [20] * 6])
     K, C = products.dual(cands)
     G = products.gram(cands)
     for b, c in enumerate(cands):
