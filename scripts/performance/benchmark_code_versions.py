@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from paired import alternate
+
 HERE = Path(__file__).resolve().parents[2] / "src"
 RUN_PARAMS = {
     "random_search_learn": {"num_search": 10000, "train_fraction": 0.75},
@@ -96,11 +98,10 @@ def main() -> None:
         p.error("--baseline is required")
     print(f"{'piece':<26} {'baseline s':>11} {'this code s':>12} {'ratio':>6}")
     for piece in args.pieces:
-        base, ours = [], []
-        for _ in range(args.repeats):  # alternate, so drifts of the machine hit both codes alike
-            piece_args = argparse.Namespace(**{**vars(args), "trials": args.trials * (1 if piece == "irt" else 10)})
-            base.append(_measure(args.baseline, piece, piece_args))
-            ours.append(_measure(HERE, piece, piece_args))
+        piece_args = argparse.Namespace(**{**vars(args), "trials": args.trials * (1 if piece == "irt" else 10)})
+        base, ours = alternate(
+            lambda: _measure(args.baseline, piece, piece_args), lambda: _measure(HERE, piece, piece_args), args.repeats
+        )
         b, o = min(base), min(ours)
         print(f"{piece:<26} {b:>11.2f} {o:>12.2f} {o / b:>6.2f}")
 

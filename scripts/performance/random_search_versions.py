@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from paired import alternate
+
 HERE = Path(__file__).resolve().parents[2] / "src"
 
 
@@ -71,10 +73,9 @@ def main() -> None:
         p.error("--baseline is required")
     print(f"{'case':<22} {'baseline s':>11} {'this code s':>12} {'ratio':>6}  same core set")
     for case in args.cases:
-        base, ours = [], []
-        for _ in range(args.repeats):  # alternate, so drifts of the machine hit both codes alike
-            base.append(_measure(args.baseline, args.run, case))
-            ours.append(_measure(HERE, args.run, case))
+        base, ours = alternate(
+            lambda: _measure(args.baseline, args.run, case), lambda: _measure(HERE, args.run, case), args.repeats
+        )
         b, o = min(r["s"] for r in base), min(r["s"] for r in ours)
         same = {r["core"] for r in base} == {r["core"] for r in ours} and len({r["core"] for r in ours}) == 1
         print(f"{case:<22} {b:>11.2f} {o:>12.2f} {o / b:>6.2f}  {'yes' if same else 'NO'}", flush=True)
