@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from paired import alternate
 from threadpoolctl import threadpool_limits
 
 import benchcast.methods.pam as pam
@@ -94,10 +95,9 @@ def main() -> None:
     with threadpool_limits(1):
         calls = record_calls(args.run, args.dataset, args.split, args.n, args.trials)
         time_swaps(baseline._pam_swaps, calls[:2]), time_swaps(_pam_swaps, calls[:2])  # compile/load both
-        base, ours = [], []
-        for _ in range(args.repeats):
-            base.append(time_swaps(baseline._pam_swaps, calls))
-            ours.append(time_swaps(_pam_swaps, calls))
+        base, ours = alternate(
+            lambda: time_swaps(baseline._pam_swaps, calls), lambda: time_swaps(_pam_swaps, calls), args.repeats
+        )
     b, o = min(t for t, _ in base), min(t for t, _ in ours)
     agree = all(same(base[0][1], r) for _, r in base + ours)
     print(
