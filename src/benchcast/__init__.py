@@ -74,10 +74,14 @@ class _RenamedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             DeprecationWarning,
             stacklevel=4,
         )
-        return importlib.import_module(new)
+        module = importlib.import_module(new)
+        spec.loader_state = module.__spec__  # the import system sets the old name's spec on it next
+        return module
 
     def exec_module(self, module):
-        pass
+        # give the module its own spec back: with the old name's, importlib.resources finds none of
+        # its package data (benchcast.new_model's method_facts.json) for the rest of the process
+        module.__spec__ = module.__spec__.loader_state
 
 
 if not any(isinstance(f, _RenamedModules) for f in sys.meta_path):

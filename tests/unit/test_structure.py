@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -105,6 +107,17 @@ def test_a_renamed_module_imports_under_its_old_name_with_a_deprecation_warning(
         module = importlib.import_module(old)
     assert module is importlib.import_module(benchcast.RENAMED[old])
     assert any(issubclass(w.category, DeprecationWarning) and benchcast.RENAMED[old] in str(w.message) for w in caught)
+    # the new module keeps its own spec, so its package data is still found under the new name
+    assert module.__spec__.name == benchcast.RENAMED[old] and module.__spec__.origin.endswith(".py")
+
+
+def test_importing_an_old_name_leaves_the_new_packages_data_readable():
+    code = (
+        "import warnings; warnings.simplefilter('ignore'); import benchcast.deploy; "
+        "from benchcast.new_model.facts import load_facts; assert load_facts()['provenance'] is not None"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
 
 
 def repository_python_files() -> list[Path]:
