@@ -57,7 +57,9 @@ class TailoredBench(Method):
     ``n_max_swaps`` (9000), the released code's PAM iteration caps, and ``clara`` (None, or
     ``{min_items, sample, iterations}``: on benchmarks with more than ``min_items`` items the N-set
     comes from CLARA, :func:`benchcast.methods.tailored.cluster_items_clara`; the released code's
-    ARC-Challenge/Hellaswag setting is ``sample: 750, iterations: 10``).
+    ARC-Challenge/Hellaswag setting is ``sample: 750, iterations: 10``) and ``native_max`` (None,
+    or at most that many native sources per target, the nearest: a whole-leaderboard setting, not
+    the paper's; see :func:`benchcast.methods.tailored.native_sources`).
     """
 
     deterministic_fit = False  # the G-set's PAM starts from random medoids
@@ -76,6 +78,7 @@ class TailoredBench(Method):
         g_max_swaps: int = 5000,
         n_max_swaps: int = 9000,
         clara: dict | None = None,
+        native_max: int | None = None,
     ):
         if metric not in METRICS:
             raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
@@ -89,6 +92,9 @@ class TailoredBench(Method):
         self.native = native
         self.native_value = tuple(native_value) if isinstance(native_value, list) else native_value
         self.g_max_swaps, self.n_max_swaps = int(g_max_swaps), int(n_max_swaps)
+        if native_max is not None and int(native_max) < 1:
+            raise ValueError(f"native_max must be >= 1 (or null: no limit), got {native_max}")
+        self.native_max = None if native_max is None else int(native_max)
         try:
             self.clara = None if clara is None else Clara(**clara)
         except TypeError as exc:
@@ -104,6 +110,7 @@ class TailoredBench(Method):
             "g_max_swaps": self.g_max_swaps,
             "n_max_swaps": self.n_max_swaps,
             "clara": None if self.clara is None else asdict(self.clara),
+            "native_max": self.native_max,
         }
 
     def min_budget(self) -> int:
@@ -131,7 +138,8 @@ class TailoredBench(Method):
         cons = consistency(self.source_[:, self.g_set_], on_g, self.metric)
         target_rngs = rng.spawn(oracle.n_targets)
         natives = [
-            native_sources(cons, t, self.native, self.native_value, t_rng) for t, t_rng in enumerate(target_rngs)
+            native_sources(cons, t, self.native, self.native_value, t_rng, self.native_max)
+            for t, t_rng in enumerate(target_rngs)
         ]
         out = np.empty(oracle.n_targets)
         core_sets: list = [None] * oracle.n_targets

@@ -120,6 +120,37 @@ def test_native_sources_follow_the_threshold_and_the_count():
         assert len(part) == round(0.5 * cons.n_bar) and set(part) <= set(adaptive)
 
 
+def test_native_max_keeps_the_nearest_of_the_chosen_sources_and_nothing_else_when_it_does_not_bind():
+    rng = np.random.default_rng(5)
+    src, tgt = rng.integers(0, 2, size=(40, 12)).astype(float), rng.integers(0, 2, size=(6, 12)).astype(float)
+    cons = consistency(src, tgt)
+    assert cons.n_bar > 4
+    for t in range(6):
+        order = np.argsort(cons.dist[t], kind="stable")
+        assert np.array_equal(native_sources(cons, t, most=cons.n_bar), native_sources(cons, t))
+        assert np.array_equal(native_sources(cons, t, most=4), np.sort(order[:4]))
+        dynamic = native_sources(cons, t, "dynamic", most=3)
+        assert np.array_equal(dynamic, np.sort(order[:3]))
+        band = native_sources(cons, t, "band", (0.5, 1.0), most=2)
+        assert np.array_equal(band, np.sort(order[20:22]))  # the nearest of the band, not of all
+    assert make_method("tailoredbench", {"native_max": 4}).params()["native_max"] == 4
+    assert make_method("tailoredbench").params()["native_max"] is None
+    with pytest.raises((ValueError, ConfigError), match="native_max must be >= 1"):
+        make_method("tailoredbench", {"native_max": 0})
+
+
+def test_native_max_changes_an_estimate_only_where_it_binds():
+    rng = np.random.default_rng(6)
+    scores = (rng.random((60, 300)) < rng.random(300)).astype(float)
+    source, target = scores[:50], scores[50:]
+    est = {}
+    for cap in (None, 1000, 3):
+        m = make_method("tailoredbench", {"native_max": cap}).fit(source, 30, np.random.default_rng(0))
+        est[cap] = m.estimate(Oracle(target, 30), np.random.default_rng(1))
+    assert np.array_equal(est[None], est[1000])
+    assert not np.array_equal(est[None], est[3])
+
+
 def test_targets_far_from_every_source_still_get_one_native_source():
     """Sources that all agree with each other and targets that disagree with them: no target has a
     source within the mean distance, int(mean) would be 0 -- n_bar is 1, the nearest source."""
