@@ -307,19 +307,31 @@ class CFProbe(Method):
     subtask estimated by :class:`CollaborativeFiltering` (the probe is adaptive: it asks in
     ``rounds + 1`` batches), the benchmark's estimate the size-weighted mean of the subtasks'
     (``per_group_``: the subtasks' own estimates). Defaults: the settings the CF study's inner
-    validation chose on Open LLM v2 under the date split (``results/tables/cf_tasks/tuning.csv``)."""
+    validation chose on Open LLM v2 under the date split (``results/tables/cf_tasks/tuning.csv``).
+
+    ``initial_max`` (None: every source model; not the paper's) keeps at most that many source
+    models as the initial models, drawn at random by the fit: every estimate measures item
+    similarities and transport costs over the initial models, so on a whole leaderboard (5,000
+    models) a new model's estimate costs in proportion to them (a whole-leaderboard setting,
+    measured in docs/scaling.md)."""
 
     uses_item_groups = True
     asks_in_rounds = True  # per subtask, the initial probe, then ``rounds`` more
-    #: the settings ``__init__`` takes (its signature says ``**settings``): CFSettings' fields
-    param_names = tuple(f.name for f in dataclasses.fields(CFSettings))
+    #: the settings ``__init__`` takes (its signature says ``**settings``): CFSettings' fields and
+    #: ``initial_max``
+    param_names = (*(f.name for f in dataclasses.fields(CFSettings)), "initial_max")
 
-    def __init__(self, **settings):
+    def __init__(self, initial_max: int | None = None, **settings):
         tuned = {"n_similar": 20, "rounds": 3, "alpha": 0.75, "q": 0.75, "tau2": 0.5, "tau1": 8.0, "tau0": 0.75}
         self.settings = CFSettings(**{**tuned, **settings})
+        if initial_max is not None and int(initial_max) <= self.settings.n_similar:
+            raise ValueError(
+                f"initial_max must exceed n_similar ({self.settings.n_similar}) or be null, got {initial_max}"
+            )
+        self.initial_max = None if initial_max is None else int(initial_max)
 
     def params(self):
-        return dataclasses.asdict(self.settings)
+        return {**dataclasses.asdict(self.settings), "initial_max": self.initial_max}
 
     def fit(self, source, budget, rng, groups=None):
         check_budget(source, budget)
@@ -332,6 +344,9 @@ class CFProbe(Method):
             raise ConfigError(
                 f"cf_probe: a budget of {budget} cannot probe each of {len(self.sizes_)} subtasks; fix: raise it"
             )
+        if self.initial_max is not None and len(source) > self.initial_max:
+            kept = np.sort(rng.choice(len(source), size=self.initial_max, replace=False))
+            source = np.asarray(source)[kept]
         self.cf_ = CollaborativeFiltering(self.settings).fit(source, tasks, split_budget(budget, self.sizes_), rng)
         return self
 

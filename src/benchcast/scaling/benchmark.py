@@ -46,6 +46,9 @@ WHOLE_LEADERBOARD: dict[str, dict] = {
     # CLARA for the N-set above 1,500 items: the released code's sampling (750 items, 10 draws)
     # and at most 200 native sources per target (the adaptive count is half of thousands of sources)
     "tailoredbench": {"clara": {"min_items": 1500, "sample": 750, "iterations": 10}, "native_max": 200},
+    # the CF probe's initial models: a random 500 of the sources (item similarities and transport
+    # costs are measured over them at every estimate)
+    "cf_probe": {"initial_max": 500},
     # the IRT fit's models x items passes in float32 (parameters and sums in float64)
     "p_irt": {"irt": {"dtype": "float32"}},
     "gp_irt": {"irt": {"dtype": "float32"}},

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from benchcast.errors import ConfigError
 from benchcast.methods import make_method
 from benchcast.methods.collaborative_filtering import (
     CFSettings,
@@ -146,3 +147,28 @@ def test_estimate_holds_one_augmented_task_at_a_time():
     assert np.array_equal(est, cf.predict(picks, cf.augment(picks)) @ sizes / sizes.sum())
     one_copy = 80 * 2000 * 8
     assert peaks[1] < peaks[0] + 2 * one_copy, [f"{p / 2**20:.1f} MB" for p in peaks]
+
+
+def test_initial_max_keeps_a_random_subset_of_the_sources_as_initial_models_and_changes_nothing_unset():
+    from benchcast.scaling.synthetic import leaderboard
+
+    board = leaderboard(120, 600, seed=5)
+    scores, groups = board.scores.astype(float), board.subtasks
+    source, targets = scores[:100], scores[100:]
+
+    def fitted(params):
+        return make_method("cf_probe", params).fit(source, 40, np.random.default_rng(0), groups=groups)
+
+    def estimate(m):
+        return m.estimate(Oracle(targets, 40), np.random.default_rng(1))
+
+    plain, roomy, capped = fitted({}), fitted({"initial_max": 100}), fitted({"initial_max": 50})
+    assert np.array_equal(estimate(plain), estimate(roomy))  # no more sources than the cap: untouched
+    assert len(capped.cf_.initial_) == 50 and len(plain.cf_.initial_) == 100
+    rows = [int(np.flatnonzero((source == r).all(axis=1))[0]) for r in capped.cf_.initial_]
+    assert rows == sorted(rows) and len(set(rows)) == 50  # source rows, in their order, no repeats
+    again = fitted({"initial_max": 50})
+    assert np.array_equal(again.cf_.initial_, capped.cf_.initial_) and np.array_equal(estimate(again), estimate(capped))
+    assert plain.params()["initial_max"] is None and capped.params()["initial_max"] == 50
+    with pytest.raises(ConfigError, match="initial_max must exceed n_similar"):
+        make_method("cf_probe", {"initial_max": 20})
