@@ -115,7 +115,7 @@ def test_make_method_refuses_a_misspelt_parameter_with_the_closest_one():
         make_method("aipv")
     with pytest.raises(ConfigError, match="'n_similr'; did you mean 'n_similar'"):  # **settings: its param_names
         make_method("cf_probe", {"n_similr": 5})
-    assert keyword_names(REGISTRY["cf_probe"]) == tuple(f.name for f in dataclasses.fields(CFSettings))
+    assert keyword_names(REGISTRY["cf_probe"]) == (*(f.name for f in dataclasses.fields(CFSettings)), "initial_max")
     with pytest.raises(ConfigError, match=r"unknown parameter 'Z'\. Fix"):  # the matrix is not a setting
         check_keywords(COMPLETERS["bias_als"].fn, {"Z": 1}, "bias_als", skip=1)
 
