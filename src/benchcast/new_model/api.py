@@ -28,8 +28,10 @@ from benchcast.new_model.fits import (
     DEFAULT_FOLDS,
     DeployedFit,
     build_fit,
+    build_lock,
     conformal_halfwidth,
     estimate_stream,
+    fit_folder,
     load_fit,
     stored_budget,
 )
@@ -66,10 +68,13 @@ def deployed(
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
     fit = load_fit(board, method, params, budget, seed, data_dir, folds, log)
     if fit is None:
-        t0 = time.perf_counter()
-        log(build_plan(board, method, budget, folds, cores))
-        fit = build_fit(board, method, params, budget, seed, folds, data_dir, log, cores)
-        log(f"built in {time.perf_counter() - t0:.1f}s: {fit.folder}")
+        with build_lock(fit_folder(data_dir, board, method, budget), log):
+            fit = load_fit(board, method, params, budget, seed, data_dir, folds, log=lambda _: None)  # built meanwhile?
+            if fit is None:
+                t0 = time.perf_counter()
+                log(build_plan(board, method, budget, folds, cores))
+                fit = build_fit(board, method, params, budget, seed, folds, data_dir, log, cores)
+                log(f"built in {time.perf_counter() - t0:.1f}s: {fit.folder}")
     board.remember()
     return board, fit
 

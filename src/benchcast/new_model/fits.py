@@ -35,7 +35,7 @@ from benchcast.data.item_level import write_parquet_atomic
 from benchcast.errors import ConfigError, DataError
 from benchcast.methods import Method, make_method
 from benchcast.new_model.leaderboard import Leaderboard
-from benchcast.new_model.state import OldFitFormat, read_state, write_state
+from benchcast.new_model.state import CorruptFit, OldFitFormat, read_state, write_state
 from benchcast.oracle import Oracle
 from benchcast.threads import THREAD_VARIABLES, one_thread_environment
 
@@ -337,10 +337,11 @@ def build_fit(
         "folds": int(min(folds, len(board.matrix.model_ids))),
         "selection_id": selection_id(board, m, budget, seed),
     }
+    meta = json.loads(json.dumps(meta, sort_keys=True))  # as a later call reads it back: same output, same bytes
     seconds = {"fit": fit_seconds, "calibration": time.perf_counter() - t0 - fit_seconds}
     folder = fit_folder(data_dir, board, method, budget)
     write_parquet_atomic(calibration, folder / "calibration.parquet")
-    write_state(m, meta, folder)  # fit.json last: its presence means the folder is whole
+    write_state(m, meta, folder, files=("calibration.parquet",))  # fit.json last: its presence means whole
     return DeployedFit(m, meta, calibration, folder, seconds)
 
 
@@ -354,15 +355,16 @@ def load_fit(
     folds: int,
     log=print,
 ) -> DeployedFit | None:
-    """The stored fit for exactly these settings, or None when there is none, it is stale or of an
-    older stored-fit format (said through ``log``)."""
+    """The stored fit for exactly these settings, or None when there is none, it is stale, of an
+    older stored-fit format or damaged (its files do not match their checksums; said through
+    ``log``)."""
     folder = fit_folder(data_dir, board, method, budget)
     if not (folder / "fit.json").is_file():
         return None
     try:
         m, meta = read_state(folder)
-    except OldFitFormat as old:
-        log(f"{old}: rebuilding")
+    except (OldFitFormat, CorruptFit) as unusable:
+        log(f"{unusable.path}: {unusable.problem}: rebuilding the fit")
         return None
     if not isinstance(m, Method):
         raise DataError(folder / "fit.json", "state", "does not hold a method", "delete the folder and rebuild the fit")
@@ -376,6 +378,27 @@ def load_fit(
     if stale:
         return None
     return DeployedFit(m, meta, pd.read_parquet(folder / "calibration.parquet"), folder)
+
+
+@contextmanager
+def build_lock(folder: Path, log=print):
+    """Held while a fit is built into ``folder``: processes that need the same fit at once (a lab
+    sharing one data folder, a script started several times) build it once; the others wait here,
+    then read it. An operating-system lock (``flock`` through :mod:`filelock`), so a process that
+    dies holding it releases it. The lock file ``.build.lock`` stays in the folder."""
+    from filelock import FileLock, Timeout
+
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(folder / ".build.lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        log(f"another process is building this fit in {folder}: waiting for it")
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def conformal_halfwidth(calibration: pd.DataFrame, level: float) -> float:

@@ -11,13 +11,20 @@ the IRT fit), created with ``object.__new__`` and given their stored attributes;
 constructors are not called. Any other class name, dtype or tag is refused with a DataError.
 
 ``fit.json`` carries the format's version (``format``). A fit of an older format (before 0.2.0,
-when several classes lived in modules since renamed, there was none) raises :class:`OldFitFormat`:
-``benchcast select`` / ``estimate`` rebuild it; a newer one is refused (upgrade benchcast).
+when several classes lived in modules since renamed, there was none; format 2 had no checksums)
+raises :class:`OldFitFormat`: ``benchcast select`` / ``estimate`` rebuild it; a newer one is refused
+(upgrade benchcast).
+
+``fit.json`` also carries the sha256 of every file of the fit (``files``: ``arrays.parquet`` and
+the files a caller names, such as the calibration) and of its own content (``sha256``, over the
+document without that key). A fit that does not match them -- truncated, edited, or read while
+another process replaced it -- raises :class:`CorruptFit` before anything of it is used.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib
 import json
 import math
@@ -32,11 +39,35 @@ from benchcast.data.io import atomic_path, write_text_atomic
 from benchcast.errors import DataError
 
 #: the version of the stored-fit format this benchcast writes and reads
-FORMAT = 2
+FORMAT = 3
 
 
 class OldFitFormat(DataError):
     """A stored fit written by an older benchcast: rebuild it."""
+
+
+class CorruptFit(DataError):
+    """A stored fit whose files do not match the checksums it was written with: rebuild it."""
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _doc_sha256(doc: dict) -> str:
+    """The checksum of a ``fit.json`` document: of its canonical JSON without the ``sha256`` key."""
+    body = {k: v for k, v in doc.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def resealed(doc: dict) -> dict:
+    """``doc`` with the checksum of its content: what a deliberate edit of a fit would write. The
+    checksum catches damage, not intent; reading stays safe without it (module docstring)."""
+    return {**doc, "sha256": _doc_sha256(doc)}
 
 
 #: dtypes an array may have in ``arrays.parquet`` (no object arrays: they would need pickle)
@@ -146,10 +177,11 @@ class _Reader:
         raise DataError(self.path, ",".join(sorted(node)), "unknown entry", "rebuild the fit")
 
 
-def write_state(obj, meta: dict, folder: str | Path) -> None:
+def write_state(obj, meta: dict, folder: str | Path, files: tuple[str, ...] = ()) -> None:
     """``folder/fit.json`` (``meta`` and ``obj``'s state) and ``folder/arrays.parquet``, each
     written to a temporary name first (removed on an error or interrupt), so a folder never holds
-    half a fit."""
+    half a fit. ``fit.json``, written last, holds the checksums of ``arrays.parquet``, of the
+    ``files`` of the folder already written (e.g. ``calibration.parquet``) and of itself."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     writer = _Writer()
@@ -168,30 +200,19 @@ def write_state(obj, meta: dict, folder: str | Path) -> None:
     (folder / "fit.json").unlink(missing_ok=True)  # a fit being replaced is no fit until the new one is whole
     with atomic_path(folder / "arrays.parquet") as tmp:
         pq.write_table(table, tmp)
+        arrays_sha = file_sha256(tmp)
+    doc["files"] = {"arrays.parquet": arrays_sha, **{name: file_sha256(folder / name) for name in files}}
+    doc = resealed(doc)
     write_text_atomic(folder / "fit.json", json.dumps(doc, indent=1, sort_keys=True) + "\n")  # last: whole
 
 
 def read_state(folder: str | Path) -> tuple[object, dict]:
-    """Inverse of :func:`write_state`: ``(obj, meta)``."""
+    """Inverse of :func:`write_state`: ``(obj, meta)``, after every checksum has been checked."""
     folder = Path(folder)
     path = folder / "fit.json"
     if not path.is_file():
         raise DataError(path, "(file)", "no stored fit here", "build it (benchcast select builds a missing fit)")
-    try:
-        doc = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"(JSON line {exc.lineno})", exc.msg, "rebuild the fit") from None
-    version = doc.get("format", 1) if isinstance(doc, dict) else None
-    if not isinstance(version, int):
-        raise DataError(
-            path, "format", f"is {version!r}, not a format version", "delete the folder and rebuild the fit"
-        )
-    if version < FORMAT:
-        raise OldFitFormat(path, "format", f"a fit of format {version} (this benchcast reads {FORMAT})", "rebuild it")
-    if version > FORMAT:
-        raise DataError(
-            path, "format", f"a fit of format {version}, newer than this benchcast's {FORMAT}", "upgrade benchcast"
-        )
+    doc = _checked_doc(path)
     frame = pd.read_parquet(folder / "arrays.parquet")
     arrays = {}
     for key, dtype, shape, data in zip(frame["key"], frame["dtype"], frame["shape"], frame["data"]):
@@ -200,3 +221,42 @@ def read_state(folder: str | Path) -> tuple[object, dict]:
         array = np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<")).astype(dtype)
         arrays[key] = array.reshape([int(s) for s in shape])
     return _Reader(arrays, path).decode(doc["state"]), doc["meta"]
+
+
+def _checked_doc(path: Path) -> dict:
+    """``fit.json``'s document, its format and every checksum checked (module docstring)."""
+    rebuild = "delete the folder or rerun the command: benchcast select / estimate rebuild a damaged fit"
+    try:
+        doc = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise CorruptFit(path, "(file)", f"is not UTF-8 text (byte {exc.start}): a damaged fit", rebuild) from None
+    except json.JSONDecodeError as exc:
+        raise CorruptFit(path, f"(JSON line {exc.lineno})", f"{exc.msg}: a truncated or damaged fit", rebuild) from None
+    version = doc.get("format", 1) if isinstance(doc, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise CorruptFit(path, "format", f"is {version!r}, not a format version", rebuild)
+    if version < FORMAT:
+        raise OldFitFormat(path, "format", f"a fit of format {version} (this benchcast reads {FORMAT})", "rebuild it")
+    if version > FORMAT:
+        raise DataError(
+            path, "format", f"a fit of format {version}, newer than this benchcast's {FORMAT}", "upgrade benchcast"
+        )
+    if doc.get("sha256") != _doc_sha256(doc):
+        raise CorruptFit(
+            path, "sha256", "the content does not match the checksum it holds: an edited or damaged fit", rebuild
+        )
+    files = doc.get("files")
+    if not isinstance(files, dict) or "arrays.parquet" not in files or not all(isinstance(k, str) for k in files):
+        raise CorruptFit(path, "files", "does not list the fit's files with their checksums", rebuild)
+    for name, digest in sorted(files.items()):
+        other = path.parent / name
+        if Path(name).name != name:
+            raise CorruptFit(path, "files", f"names {name!r}, not a file of the fit's folder", rebuild)
+        if not other.is_file():
+            raise CorruptFit(other, "(file)", "is missing (the fit's fit.json lists it)", rebuild)
+        if file_sha256(other) != digest:
+            raise CorruptFit(
+                other, "(file)", "does not match the sha256 fit.json holds for it: a truncated, edited or replaced file",
+                rebuild,
+            )  # fmt: skip
+    return doc

@@ -56,7 +56,8 @@ def user_runs(lab, work, command: str, given: str, out: str) -> subprocess.Compl
 
 
 def everything(folder) -> set[str]:
-    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+    """Every path under ``folder`` but a fit's build lock (an empty file that marks no output)."""
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.name != ".build.lock"}
 
 
 def one_line_and_nothing_left(proc, work, before: set[str]) -> str:

@@ -18,7 +18,7 @@ from benchcast.methods import REGISTRY, make_method
 from benchcast.new_model import estimate, select
 from benchcast.new_model.fits import conformal_halfwidth
 from benchcast.new_model.leaderboard import load_leaderboard
-from benchcast.new_model.state import read_state, write_state
+from benchcast.new_model.state import FORMAT, read_state, resealed, write_state
 from benchcast.oracle import Oracle
 from benchcast.trials.runner import run_job
 
@@ -134,10 +134,13 @@ def test_storage_refuses_classes_outside_benchcast_and_unknown_tags(tmp_path):
     doc = json.loads((tmp_path / "fit.json").read_text())
     doc["state"] = {"__object__": "os:system", "attrs": {}}
     (tmp_path / "fit.json").write_text(json.dumps(doc))
+    with pytest.raises(DataError, match="does not match the checksum"):  # an edit is seen first
+        read_state(tmp_path)
+    (tmp_path / "fit.json").write_text(json.dumps(resealed(doc)))  # a crafted file with its checksum
     with pytest.raises(DataError, match="is not a benchcast class"):
         read_state(tmp_path)
     doc["state"] = {"__object__": "benchcast.seeding:rng", "attrs": {}}
-    (tmp_path / "fit.json").write_text(json.dumps(doc))
+    (tmp_path / "fit.json").write_text(json.dumps(resealed(doc)))
     with pytest.raises(DataError, match="is not a class"):
         read_state(tmp_path)
 
@@ -374,15 +377,15 @@ def test_a_stored_fit_of_the_format_before_0_2_is_rebuilt_and_a_newer_one_refuse
     capsys.readouterr()
     (fit_json,) = (tmp_path / "models").rglob("fit.json")
     doc = json.loads(fit_json.read_text())
-    assert doc["format"] == 2
+    assert doc["format"] == FORMAT
     old = {k: v for k, v in doc.items() if k != "format"}  # the format before 0.2.0 had no version
     fit_json.write_text(json.dumps(old))
     assert cli("select", csv, *args, "--out", tmp_path / "again.csv") == 0
     err = capsys.readouterr().err
-    assert "a fit of format 1 (this benchcast reads 2)" in err and "rebuilding" in err
-    assert json.loads(fit_json.read_text())["format"] == 2  # rebuilt in the current format
+    assert f"a fit of format 1 (this benchcast reads {FORMAT})" in err and "rebuilding" in err
+    assert json.loads(fit_json.read_text())["format"] == FORMAT  # rebuilt in the current format
     assert (tmp_path / "again.csv").read_bytes() == (tmp_path / "first.csv").read_bytes()
     doc["format"] = 99
     fit_json.write_text(json.dumps(doc))
     err = bad(capsys, "select", csv, *args, "--out", tmp_path / "third.csv")
-    assert "newer than this benchcast's 2" in err and not (tmp_path / "third.csv").exists()
+    assert f"newer than this benchcast's {FORMAT}" in err and not (tmp_path / "third.csv").exists()
