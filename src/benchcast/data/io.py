@@ -66,6 +66,20 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+def write_csv_atomic(df: pd.DataFrame, path: str | Path, **to_csv) -> None:
+    """``df.to_csv(path, **to_csv)`` through a temporary file: whole or absent."""
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, **to_csv)
+
+
+def write_figure_atomic(fig, path: str | Path, **savefig) -> None:
+    """``fig.savefig(path, **savefig)`` through a temporary file (the format from ``path``'s suffix,
+    which the temporary name does not carry)."""
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or None, **savefig)
+
+
 def read_text(path: str | Path, fix: str) -> str:
     """A UTF-8 text file's content; a binary (or otherwise undecodable) file stops with the
     file, the byte offset and ``fix``."""

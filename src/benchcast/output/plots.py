@@ -11,12 +11,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from benchcast.data.io import write_figure_atomic
+
 _META = {"Software": None}  # no version string in the file
 
 
 def _save(fig, path: str | Path) -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight", metadata=_META)
+    write_figure_atomic(fig, path, dpi=110, bbox_inches="tight", metadata=_META)
     plt.close(fig)
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchcast.data.io import write_csv_atomic, write_text_atomic
+
 
 def _fmt(v, digits: int) -> str:
     if isinstance(v, (float, np.floating)):
@@ -31,12 +33,9 @@ def write_table(
     title: str | None = None,
 ) -> None:
     if csv is not None:
-        Path(csv).parent.mkdir(parents=True, exist_ok=True)
-        df.to_csv(csv, index=index, float_format="%.4f")
+        write_csv_atomic(df, csv, index=index, float_format="%.4f")
     if md is not None:
-        Path(md).parent.mkdir(parents=True, exist_ok=True)
-        text = (f"# {title}\n\n" if title else "") + to_markdown(df, digits, index)
-        Path(md).write_text(text)
+        write_text_atomic(md, (f"# {title}\n\n" if title else "") + to_markdown(df, digits, index))
 
 
 def within_tolerance(ours: pd.Series, paper: pd.Series, abs_tol, rel_tol) -> pd.Series:

@@ -1,5 +1,6 @@
 import pandas as pd
 
+from benchcast.data.io import write_csv_atomic
 from benchcast.output.plots import rank_sweep_plot
 from benchcast.studies.benchpress import analysis as bp
 from benchcast.studies.benchpress import geometry as geo
@@ -10,13 +11,13 @@ p = snakemake.params
 out = snakemake.output
 M, _, benchmarks, folds = bp.load_study_inputs(snakemake.input, p.max_folds)
 sweep = geo.rank_sweep(M, folds, ranks=p.ranks)
-sweep.to_csv(out.sweep, index=False, float_format="%.4f")
+write_csv_atomic(sweep, out.sweep, index=False, float_format="%.4f")
 rank_sweep_plot(sweep, out.figure4)
 svd = geo.submatrix_svd_table(M, p.submatrix_benchmark_counts, benchmark_ids=list(benchmarks["benchmark_id"]))
-svd.assign(benchmarks=svd["benchmarks"].map(";".join)).to_csv(out.table2, index=False, float_format="%.4f")
+write_csv_atomic(svd.assign(benchmarks=svd["benchmarks"].map(";".join)), out.table2, index=False, float_format="%.4f")
 thresholds = geo.threshold_sweep(M, base_thresholds=(15, 8))
-thresholds.to_csv(out.table1, index=False, float_format="%.4f")
+write_csv_atomic(thresholds, out.table1, index=False, float_format="%.4f")
 geo_pvo = bp.geometry_paper_vs_ours(sweep, svd, thresholds, pd.read_csv(snakemake.input.paper))
-geo_pvo.to_csv(out.paper_vs_ours, index=False, float_format="%.4f")
+write_csv_atomic(geo_pvo, out.paper_vs_ours, index=False, float_format="%.4f")
 for r in geo_pvo.dropna(subset=["ours"]).to_dict("records"):
     log(f"{r['table']} {r['row']} {r['column']}: ours {r['ours']} paper {r['paper']}")

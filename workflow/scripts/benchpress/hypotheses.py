@@ -1,5 +1,6 @@
 import pandas as pd
 
+from benchcast.data.io import write_csv_atomic
 from benchcast.studies.benchpress import analysis as bp
 from benchcast.studies.benchpress import hypotheses as H
 from benchcast.workflow.support import job_logger
@@ -31,20 +32,22 @@ t8 = H.model_hypotheses(
     peer_baseline=p.peer_baseline,
     holdout_cells_df=holdout,
 )
-t7.to_csv(out.table7, index=False, float_format="%.6g")
-t8.to_csv(out.table8, index=False, float_format="%.6g")
+write_csv_atomic(t7, out.table7, index=False, float_format="%.6g")
+write_csv_atomic(t8, out.table8, index=False, float_format="%.6g")
 paper = pd.read_csv(snakemake.input.paper)
 # Appendix E.1: per-benchmark / per-model predictability from the same hide-half holdout
 rows = []
 for by, ids in (("benchmark", benchmarks["benchmark_id"]), ("model", models["model_id"])):
     tab, summ = H.predictability(holdout, by)
-    tab.assign(**{f"{by}_id": ids.to_numpy()[tab.index.to_numpy()]}).to_csv(
-        getattr(out, f"predictability_{by}"), float_format="%.4f"
+    write_csv_atomic(
+        tab.assign(**{f"{by}_id": ids.to_numpy()[tab.index.to_numpy()]}),
+        getattr(out, f"predictability_{by}"),
+        float_format="%.4f",
     )
     rows.append({"by": by, **summ})
-pd.DataFrame(rows).to_csv(out.predictability, index=False, float_format="%.4f")
+write_csv_atomic(pd.DataFrame(rows), out.predictability, index=False, float_format="%.4f")
 cmp = pd.concat([H.compare_with_paper(t7, paper), H.compare_with_paper(t8, paper)], ignore_index=True)
-cmp.to_csv(out.paper_vs_ours, index=False, float_format="%.6g")
+write_csv_atomic(cmp, out.paper_vs_ours, index=False, float_format="%.6g")
 ran = cmp[cmp["our_p"].notna()]
 log(
     f"{int(ran['agree'].sum())}/{len(ran)} (hypothesis, metric) verdicts we could test agree with the paper "

@@ -1,5 +1,6 @@
 import pandas as pd
 
+from benchcast.data.io import write_csv_atomic
 from benchcast.output.tables import write_table
 from benchcast.studies.benchpress import analysis as bp
 from benchcast.workflow.support import job_logger
@@ -13,7 +14,7 @@ parts["predictability"] = bp.predictability_paper_vs_ours(pd.read_csv(inp.predic
 pvo = bp.combined_paper_vs_ours(parts, pd.read_csv(inp.hypotheses))
 p = snakemake.params
 pvo = bp.judge(pvo, p.tolerance, settings=p.settings, folds=p.folds, seeds=p.seeds).assign(run=p.run)
-pvo.to_csv(snakemake.output.csv, index=False, float_format="%.6g")
+write_csv_atomic(pvo, snakemake.output.csv, index=False, float_format="%.6g")
 both = pvo.dropna(subset=["ours", "paper"])
 apart = int((both.not_comparable != "").sum())
 within = int(both.within_tolerance.map(lambda v: str(v) == "True").sum())

@@ -1,5 +1,6 @@
 import json
 
+from benchcast.data.io import write_csv_atomic
 from benchcast.output.plots import probe_curves_plot
 from benchcast.studies.benchpress import analysis as bp
 from benchcast.workflow.support import job_logger
@@ -17,9 +18,9 @@ res = bp.section5_probes(
     runs=[tuple(r.split("/")) for r in p.runs],
     n_random_seeds=p.n_random_seeds,
 )
-res["greedy"].to_csv(out.table5, index=False, float_format="%.6f")
-res["random"].to_csv(out.random, index=False, float_format="%.6f")
-res["figure6"].to_csv(out.figure6, index=False, float_format="%.6f")
+write_csv_atomic(res["greedy"], out.table5, index=False, float_format="%.6f")
+write_csv_atomic(res["random"], out.random, index=False, float_format="%.6f")
+write_csv_atomic(res["figure6"], out.figure6, index=False, float_format="%.6f")
 probe_curves_plot(res["greedy"], res["random"], out.figure5_png)
 for r in res["greedy"][res["greedy"]["step"] == min(5, p.steps)].to_dict("records"):
     log(f"{r['objective']}/{r['pool']} k={r['step']}: MedAE {r['medae']:.3f}, MedAPE {r['medape']:.3f}")

@@ -1,6 +1,6 @@
 import pandas as pd
 
-from benchcast.data.io import write_parquet_atomic
+from benchcast.data.io import write_csv_atomic, write_parquet_atomic
 from benchcast.output.plots import risk_coverage_plot
 from benchcast.studies.benchpress import analysis as bp
 from benchcast.workflow.support import job_logger
@@ -12,12 +12,15 @@ M, _, _, folds = bp.load_study_inputs(snakemake.input, p.max_folds)
 # each fold's risk model is fitted single-threaded with its own seed: results do not depend on n_jobs
 res = bp.reliability_study(M, folds, n_jobs=snakemake.threads, **p.reliability)
 write_parquet_atomic(res["features"], out.features)
-res["risk_coverage"].to_csv(out.risk_coverage, index=False, float_format="%.4f")
-res["conformal"].to_csv(out.conformal, index=False, float_format="%.4f")
-res["trust"].to_csv(out.trust, index=False, float_format="%.4f")
-res["architectures"].to_csv(out.architectures, index=False)
-bp.reliability_paper_vs_ours(res["risk_coverage"], res["conformal"], pd.read_csv(snakemake.input.paper)).to_csv(
-    out.paper_vs_ours, index=False, float_format="%.4f"
+write_csv_atomic(res["risk_coverage"], out.risk_coverage, index=False, float_format="%.4f")
+write_csv_atomic(res["conformal"], out.conformal, index=False, float_format="%.4f")
+write_csv_atomic(res["trust"], out.trust, index=False, float_format="%.4f")
+write_csv_atomic(res["architectures"], out.architectures, index=False)
+write_csv_atomic(
+    bp.reliability_paper_vs_ours(res["risk_coverage"], res["conformal"], pd.read_csv(snakemake.input.paper)),
+    out.paper_vs_ours,
+    index=False,
+    float_format="%.4f",
 )
 risk_coverage_plot(res["risk_coverage"], out.figure10)
 res["deployed"].to_json(out.model)

@@ -3,6 +3,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+from benchcast.data.io import write_text_atomic
 from benchcast.new_model.fits import build_fit
 from benchcast.new_model.leaderboard import load_leaderboard
 from benchcast.studies.heldout_intervals.heldout import cli_seconds
@@ -27,6 +28,6 @@ if "lm_eval_select_seconds" in seconds:
         f"with lm-evaluation-harness files: select --format lm-eval {seconds['lm_eval_select_seconds']:.2f}s, "
         f"estimate from harness logs {seconds['lm_eval_estimate_seconds']:.2f}s"
     )
-Path(snakemake.output.cli).write_text(
-    json.dumps({**seconds, **{f"{k}_seconds": v for k, v in fit.seconds.items()}}) + "\n"
+write_text_atomic(
+    snakemake.output.cli, json.dumps({**seconds, **{f"{k}_seconds": v for k, v in fit.seconds.items()}}) + "\n"
 )

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from benchcast.data.io import write_csv_atomic, write_text_atomic
 from benchcast.data.item_level import load_response_matrix
 from benchcast.studies.irt_validation import analysis as iv
 from benchcast.workflow.support import job_logger
@@ -42,9 +43,9 @@ for i, ds in enumerate(p.datasets):
         comparisons.append(c.assign(versus=name))
 fits_table = iv.validation_table(rows)
 comparison = pd.concat(comparisons, ignore_index=True)
-fits_table.to_csv(snakemake.output.fits, index=False, float_format="%.5f")
-comparison.to_csv(snakemake.output.comparison, index=False, float_format="%.5f")
+write_csv_atomic(fits_table, snakemake.output.fits, index=False, float_format="%.5f")
+write_csv_atomic(comparison, snakemake.output.comparison, index=False, float_format="%.5f")
 settings = {k: v for k, v in dict(p.settings).items() if k != "pyirt_python"}
-Path(snakemake.output.summary).write_text(iv.render_markdown(fits_table, comparison, settings=settings) + "\n")
+write_text_atomic(snakemake.output.summary, iv.render_markdown(fits_table, comparison, settings=settings) + "\n")
 for r in comparison.itertuples():
     log(f"{r.dataset} vs {r.versus}: speedup {r.speedup:.1f}x, loglik ours - theirs {r.loglik_difference:+.4f}")

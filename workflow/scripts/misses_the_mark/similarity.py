@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchcast.data.io import write_csv_atomic
 from benchcast.data.item_level import load_response_matrix, write_parquet_atomic
 from benchcast.output.plots import annotated_heatmap
 from benchcast.studies.misses_the_mark.analysis import METHOD_LABELS, heatmap_table, per_target, similarity_correlation
@@ -20,7 +21,7 @@ for cell, run in zip(snakemake.params.cells, snakemake.input.runs):
     log(f"{d} {s} {cell['method']} n={cell['n']}: r={rows[-1]['gap']:.3f}")
 write_parquet_atomic(pd.concat(frames, ignore_index=True), snakemake.output.per_target)
 corr = pd.DataFrame(rows).rename(columns={"gap": "pearson_r"})
-corr.to_csv(snakemake.output.table, index=False, float_format="%.4f")
+write_csv_atomic(corr, snakemake.output.table, index=False, float_format="%.4f")
 # Figure 4 shows n = 50 in the interpolation split when available (the paper's setting).
 first = corr.sort_values(["split", "n"]).iloc[0]
 split = "interpolation" if (corr.split == "interpolation").any() else first.split

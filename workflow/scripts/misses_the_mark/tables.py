@@ -1,7 +1,6 @@
-from pathlib import Path
-
 import pandas as pd
 
+from benchcast.data.io import write_csv_atomic, write_text_atomic
 from benchcast.output.comparison import WIDENING
 from benchcast.output.plots import annotated_heatmap
 from benchcast.output.tables import write_table
@@ -35,10 +34,11 @@ for split in p.splits:
         k += 1
 
 tau = cells[["split", "n", "dataset", "method", "tau", "tau_se", "trials"]]
-tau.to_csv(snakemake.output.kendall_tau, index=False, float_format="%.4f")
-Path(snakemake.output.kendall_tau_md).write_text(
+write_csv_atomic(tau, snakemake.output.kendall_tau, index=False, float_format="%.4f")
+write_text_atomic(
+    snakemake.output.kendall_tau_md,
     "# Kendall's tau between estimated and true accuracies of the target models (mean over trials)\n\n"
-    + mtm.kendall_tau_markdown(cells, p.splits, p.budgets, p.titles)
+    + mtm.kendall_tau_markdown(cells, p.splits, p.budgets, p.titles),
 )
 
 t1 = mtm.table1(cells, paper)
@@ -55,7 +55,7 @@ write_table(
 )
 
 pvo = mtm.judge(mtm.paper_vs_ours(cells, paper, p.compare_as), p.tolerance).assign(run=p.run)
-pvo.to_csv(snakemake.output.paper_vs_ours, index=False, float_format="%.4f")
+write_csv_atomic(pvo, snakemake.output.paper_vs_ours, index=False, float_format="%.4f")
 both = pvo.dropna(subset=["ours", "paper"]).copy()
 widened = (
     f"; this run is {p.run}; fewer trials than the paper's: {WIDENING}" if (pvo.tolerance_factor > 1).any() else ""
@@ -79,6 +79,6 @@ summary = (
     .reset_index()
 )
 summary["share_within"] = summary["within"] / summary["cells"]
-summary.to_csv(snakemake.output.summary, index=False, float_format="%.4f")
+write_csv_atomic(summary, snakemake.output.summary, index=False, float_format="%.4f")
 for r in summary.itertuples():
     log(f"{r.split} n={r.n} {r.method}: {r.within}/{r.cells} within tolerance, mean |diff| {r.mean_abs_diff:.2f}")

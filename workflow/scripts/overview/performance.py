@@ -12,13 +12,13 @@ log = job_logger(snakemake)
 p = snakemake.params
 # Snakemake's own plan of this run's config (the whole resolved config, so --config overrides count too)
 with tempfile.TemporaryDirectory() as tmp:
-    configfile = Path(tmp) / "config.yaml"
-    configfile.write_text(yaml.safe_dump(dict(p.config), sort_keys=True))
+    tmp_config = Path(tmp) / "config.yaml"  # not an output: Snakemake's plan reads it
+    tmp_config.write_text(yaml.safe_dump(dict(p.config), sort_keys=True))
     # the rule file's folder (workflow/rules) -> the workflow's Snakefile, wherever the run directory is
     snakefile = next(
         d / "Snakefile" for d in Path(snakemake.scriptdir).resolve().parents if (d / "Snakefile").is_file()
     )
-    jobs = planned_jobs(Path.cwd(), [str(configfile)], snakefile=snakefile)
+    jobs = planned_jobs(Path.cwd(), [str(tmp_config)], snakefile=snakefile)
 table = performance_table(jobs, dependencies(jobs), measured(jobs, Path.cwd()), cores=p.cores, costs=p.costs)
 write_table(
     table,
