@@ -36,6 +36,40 @@ class ConfigError(BenchcastError, ValueError):
     """Bad configuration: unknown dataset or method, inconsistent parameters."""
 
 
+class DiskFull(BenchcastError, OSError):
+    """A write stopped because the filesystem is full (or the user's quota reached): names the file,
+    the space left there, and what is known of the space the file needed."""
+
+    def __init__(self, path: str | Path, free: int | None, total: int | None, written: int | None, needed: int | None):
+        self.path, self.free, self.total, self.written = str(path), free, total, written
+        where = f"{_size(free)} free of {_size(total)} on its filesystem" if free is not None else "its filesystem"
+        if needed is not None:
+            need = f"; it needs {_size(needed)}"
+        elif written:
+            need = f"; it needs more than the {_size(written)} written before the disk filled"
+        else:
+            need = ""
+        super().__init__(
+            f"{self.path}: the disk is full (no space left on device): {where}{need}. Nothing was written there. "
+            "Fix: free space on that filesystem, or write to another one (the workflow's results/ folder, "
+            "benchcast's --data-dir / --out)"
+        )
+
+    def needing(self, needed: int) -> DiskFull:
+        """The same error, with the file's size once the writer knows it."""
+        return DiskFull(self.path, self.free, self.total, self.written, needed)
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
 class BudgetExceeded(BenchcastError, RuntimeError):
     """A method asked the oracle for more distinct items than its budget allows."""
 

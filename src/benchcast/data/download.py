@@ -10,6 +10,7 @@ import urllib.request
 from pathlib import Path
 
 from benchcast.data.catalog import Catalog
+from benchcast.data.io import disk_full
 from benchcast.errors import DataError
 
 
@@ -61,6 +62,7 @@ def download(
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", dir=dest.parent)
     digest = hashlib.sha256()
+    needed = None  # the file's size, once the server says it
     try:
         with os.fdopen(fd, "wb") as out:
             try:
@@ -68,6 +70,8 @@ def download(
             except FETCH_ERRORS as exc:
                 raise fetch_error(url, dest, exc, fix) from None
             with resp:
+                length = resp.headers.get("Content-Length")
+                needed = int(length) if length and length.isdigit() else None
                 while True:
                     try:
                         chunk = resp.read(1 << 20)
@@ -91,6 +95,9 @@ def download(
         os.replace(tmp, dest)
         log(f"downloaded {url} -> {dest} (sha256 {got})")
         return got
-    except BaseException:
+    except BaseException as exc:
+        full = disk_full(exc, dest, tmp, needed)
         Path(tmp).unlink(missing_ok=True)
+        if full is not None:
+            raise full from None
         raise

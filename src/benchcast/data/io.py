@@ -4,7 +4,9 @@ user's text file: a binary file is a :class:`~benchcast.errors.DataError`, not a
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benchcast.errors import DataError
+from benchcast.errors import DataError, DiskFull
 
 
 def write_parquet_atomic(df: pd.DataFrame, path: str | Path, metadata: dict[bytes, bytes] | None = None) -> None:
@@ -25,17 +27,15 @@ def write_parquet_atomic(df: pd.DataFrame, path: str | Path, metadata: dict[byte
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(metadata or None)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
     try:
-        pq.write_table(table, tmp, compression="zstd")
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        with atomic_path(path) as tmp:
+            pq.write_table(table, tmp, compression="zstd")
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+    except DiskFull as full:
+        sink = pa.BufferOutputStream()  # the file's exact size, for the message
+        pq.write_table(table, sink, compression="zstd")
+        raise full.needing(sink.getvalue().size) from None
 
 
 def _umask() -> int:
@@ -49,27 +49,65 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to: renamed onto ``path`` when the block ends,
     removed when it raises (Ctrl-C included), so ``path`` is whole or untouched."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        full = disk_full(exc, path, None)
+        if full is not None:
+            raise full from None
+        raise
     os.close(fd)
     try:
         yield Path(tmp)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
+        full = disk_full(exc, path, tmp)
         Path(tmp).unlink(missing_ok=True)
+        if full is not None:
+            raise full from None
         raise
 
 
+#: the errors of a full filesystem: no space left, the user's disk quota reached
+FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def disk_full(exc: BaseException, path: Path, tmp: str | None, needed: int | None = None) -> DiskFull | None:
+    """A :class:`DiskFull` for ``path`` when ``exc`` says the filesystem is full (an ``OSError``
+    with ENOSPC/EDQUOT; pyarrow's own I/O errors carry only the text), else None. ``tmp``: the
+    temporary file being written, whose size tells how far the write got; ``needed``: the
+    file's size, where it is known (a download's Content-Length)."""
+    if not isinstance(exc, OSError) or isinstance(exc, DiskFull):
+        return None
+    if exc.errno not in FULL and "No space left on device" not in str(exc) and "Disk quota exceeded" not in str(exc):
+        return None
+    written = os.path.getsize(tmp) if tmp is not None and os.path.exists(tmp) else None
+    try:
+        usage = shutil.disk_usage(path.parent)
+        free, total = usage.free, usage.total
+    except OSError:
+        free = total = None
+    return DiskFull(path, free, total, written, needed)
+
+
 def write_text_atomic(path: str | Path, text: str) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    data = text.encode("utf-8")
+    try:
+        with atomic_path(path) as tmp:
+            tmp.write_bytes(data)
+    except DiskFull as full:
+        raise full.needing(len(data)) from None
 
 
 def write_csv_atomic(df: pd.DataFrame, path: str | Path, **to_csv) -> None:
     """``df.to_csv(path, **to_csv)`` through a temporary file: whole or absent."""
-    with atomic_path(path) as tmp:
-        df.to_csv(tmp, **to_csv)
+    try:
+        with atomic_path(path) as tmp:
+            df.to_csv(tmp, **to_csv)
+    except DiskFull as full:
+        raise full.needing(len(df.to_csv(**to_csv).encode("utf-8"))) from None
 
 
 def write_figure_atomic(fig, path: str | Path, **savefig) -> None:
