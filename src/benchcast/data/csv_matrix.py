@@ -13,6 +13,7 @@ headers must be unique. Errors name the file, the column or row and the fix.
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,18 @@ def _numeric(frame: pd.DataFrame, path: Path, what: str) -> np.ndarray:
     return values.to_numpy(dtype=np.float64)
 
 
+def _unreadable(path: Path, exc: Exception, columns: int) -> DataError:
+    """A CSV that does not parse (a row with more cells than the header has columns, an unclosed
+    quote): the line pandas names, in one line."""
+    found = re.search(r"line (\d+), saw (\d+)", str(exc))
+    if found:
+        line, saw = found.groups()
+        return DataError(
+            path, f"line {line}", f"has {saw} cells, the header {columns} columns", "give every row one cell per column"
+        )
+    return DataError(path, "(rows)", f"is not a readable CSV table ({' '.join(str(exc).split())})", "fix the file")
+
+
 def read_csv_matrix(
     path: str | Path,
     orientation: str = "items_by_models",
@@ -82,10 +95,16 @@ def read_csv_matrix(
     if orientation not in ORIENTATIONS:
         raise DataError(path, "orientation", f"unknown orientation {orientation!r}", f"use one of {ORIENTATIONS}")
     header = read_header(path)
+    if "" in header:
+        raise DataError(
+            path, "header", f"column {header.index('') + 1} has no name", "name every column (or drop a trailing comma)"
+        )
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
     except UnicodeDecodeError as exc:
         raise not_text(path, exc, "give the CSV file itself (UTF-8 text)") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise _unreadable(path, exc, len(header)) from None
     if orientation == "items_by_models":
         extra = list(item_columns)
         missing = [c for c in extra if c not in header]
@@ -103,6 +122,12 @@ def read_csv_matrix(
     if model_column not in header:
         raise DataError(path, "header", f"no column {model_column!r}", "name the model column, or set model_column")
     items = [c for c in header if c != model_column]
+    if header.count(model_column) > 1:
+        raise DataError(path, "header", f"{header.count(model_column)} columns are named {model_column!r}", "keep one")
     _unique(items, path, "item")
+    missing = frame[model_column].isna().to_numpy()
+    if missing.any():
+        row = int(np.flatnonzero(missing)[0]) + 2
+        raise DataError(path, f"{model_column}, row {row}", "has no model name", "name the model of every row")
     names = frame[model_column].astype(str).tolist()
     return CsvMatrix(_numeric(frame[items], path, "item"), names, items, None)
