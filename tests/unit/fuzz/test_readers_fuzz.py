@@ -22,12 +22,12 @@ import pyarrow as pa
 import pytest
 import yaml
 from helpers import REPO
-from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from benchcast.cli.complete import read_known_scores, validate_known_scores
 from benchcast.data.catalog import load_catalog
-from benchcast.errors import BenchcastError
+from benchcast.errors import BenchcastError, DataError
 from benchcast.lm_eval.board import build_board
 from benchcast.new_model.answers import read_answers
 from benchcast.new_model.leaderboard import load_leaderboard
@@ -152,79 +152,92 @@ def expect_clean(call) -> None:
         event("read")
 
 
-# ---- answers (benchcast estimate --answers, select --answers): CSV and JSON --------------------------
+# ---- files a user gives: answers (estimate/select --answers), a leaderboard (select/estimate BOARD),
+# ---- known scores (complete --known)
+
+MODELS = [f"m{i}" for i in range(5)]
+BENCHMARKS = pd.DataFrame({"benchmark_id": ["b0", "b1", "b2"], "is_percentage": [True, False, True]})
+MATRIX = np.array([[50.0, 0.3, 80.0], [60.0, 0.7, np.nan], [70.0, 1.5, 90.0]])
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".json"])
-@FUZZ
-@given(data=st.binary(max_size=300))
-def test_answers_from_any_bytes(tmp_path, suffix, data):
-    path = tmp_path / f"answers{suffix}"
-    path.write_bytes(data)
-    expect_clean(lambda: read_answers(path, ITEMS))
-
-
-@FUZZ
-@given(
-    text=st.one_of(
-        csv_text(["item_id", "score", "selection_id", "subtask"]), mutated_csv(["item_id", "score"], ITEMS, ["0", "1"])
-    )
-)
-def test_answers_csv_near_valid(tmp_path, text):
-    path = tmp_path / "answers.csv"
-    path.write_text(text)
-    expect_clean(lambda: _check_answers(read_answers(path, ITEMS)))
-
-
-@FUZZ
-@given(
-    text=st.one_of(json_records(["item_id", "score", "selection_id", *ITEMS]), mutated_json(ITEMS, [0, 1], "item_id"))
-)
-def test_answers_json_near_valid(tmp_path, text):
-    path = tmp_path / "answers.json"
-    path.write_text(text)
-    expect_clean(lambda: _check_answers(read_answers(path, ITEMS)))
-
-
-def _check_answers(answers) -> None:
-    """A valid result: known items, 0/1 scores."""
+def _answers(path: Path) -> None:
+    """Read, and if read, valid: known items, 0/1 scores."""
+    answers = read_answers(path, ITEMS)
     assert set(answers.scores) <= set(range(len(ITEMS)))
     assert all(v in (0.0, 1.0) for v in answers.scores.values())
 
 
-# ---- user leaderboards (benchcast select/estimate <board.csv|board.parquet>) ------------------------
+def _board(path: Path) -> None:
+    """Read, and if read, valid: a 0/1 matrix with one id per row and per column."""
+    board = load_leaderboard(str(path), path.parent / "res")
+    scores = board.matrix.scores
+    assert scores.ndim == 2 and set(np.unique(scores)) <= {0.0, 1.0}
+    assert len(board.matrix.model_ids) == scores.shape[0] and len(board.matrix.item_ids) == scores.shape[1]
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
-@FUZZ
-@given(data=st.binary(max_size=400))
-def test_leaderboard_from_any_bytes(tmp_path, suffix, data):
-    path = tmp_path / f"board{suffix}"
-    path.write_bytes(data)
-    expect_clean(lambda: _check_board(load_leaderboard(str(path), tmp_path / "res")))
+def _known(path: Path) -> None:
+    """Read, and if read, valid: known benchmarks, finite scores."""
+    known = validate_known_scores(read_known_scores(path), BENCHMARKS, MATRIX, path)
+    assert set(known) <= {"b0", "b1", "b2"} and all(math.isfinite(v) for v in known.values())
 
 
-MODELS = [f"m{i}" for i in range(5)]
+READERS = {"answers": _answers, "leaderboard": _board, "known scores": _known}
 
-
-@FUZZ
-@given(
-    text=st.one_of(
+#: near-valid files of each reader and format: drawn freely, or a valid file mutated
+NEAR_VALID = {
+    ("answers", ".csv"): st.one_of(
+        csv_text(["item_id", "score", "selection_id", "subtask"]), mutated_csv(["item_id", "score"], ITEMS, ["0", "1"])
+    ),
+    ("answers", ".json"): st.one_of(
+        json_records(["item_id", "score", "selection_id", *ITEMS]), mutated_json(ITEMS, [0, 1], "item_id")
+    ),
+    ("leaderboard", ".csv"): st.one_of(
         csv_text(["model_id", "model", *ITEMS]),
         st.lists(st.sampled_from(ITEMS), min_size=1, max_size=6, unique=True).flatmap(
             lambda items: mutated_csv(["model_id", *items], MODELS, ["0", "1"])
         ),
-    )
-)
-# found by this test (issue 39): a row with more cells than the header, a nameless column, a
+    ),
+    ("known scores", ".csv"): st.one_of(
+        csv_text(["benchmark_id", "score", "b0", "b1"]),
+        mutated_csv(["benchmark_id", "score"], ["b0", "b1", "b2"], ["0.5", "55", "80.5", "0"]),
+    ),
+    ("known scores", ".json"): st.one_of(
+        json_records(["benchmark_id", "score", "b0", "b1", "b2"]),
+        mutated_json(["b0", "b1", "b2"], [0.5, 55, 80.5, 0], "benchmark_id"),
+    ),
+}
+ANY_BYTES = [("answers", ".csv"), ("answers", ".json"), ("leaderboard", ".csv"), ("leaderboard", ".parquet")]
+ANY_BYTES += [("known scores", ".csv"), ("known scores", ".json")]
+
+
+@pytest.mark.parametrize(("reader", "suffix"), ANY_BYTES)
+@FUZZ
+@given(data=st.binary(max_size=400))
+def test_any_bytes(tmp_path, reader, suffix, data):
+    path = tmp_path / f"input{suffix}"
+    path.write_bytes(data)
+    expect_clean(lambda: READERS[reader](path))
+
+
+@pytest.mark.parametrize(("reader", "suffix"), sorted(NEAR_VALID))
+@FUZZ
+@given(data=st.data())
+def test_near_valid(tmp_path, reader, suffix, data):
+    path = tmp_path / f"input{suffix}"
+    path.write_text(data.draw(NEAR_VALID[reader, suffix], label="file"))
+    expect_clean(lambda: READERS[reader](path))
+
+
+# found by test_near_valid (issue 39): a row with more cells than the header, a nameless column, a
 # repeated model column with a row without a model name -- each was a traceback
-@example(text="model_id\r\n0\r\n0,0\r\n")
-@example(text="model_id,\r\n")
-@example(text="model_id,model_id\r\n0,0,0\r\n0\r\n0\r\n0,0\r\n")
-def test_leaderboard_csv_near_valid(tmp_path, text):
+@pytest.mark.parametrize(
+    "text", ["model_id\r\n0\r\n0,0\r\n", "model_id,\r\n", "model_id,model_id\r\n0,0,0\r\n0\r\n0\r\n0,0\r\n"]
+)
+def test_leaderboards_that_were_tracebacks(tmp_path, text):
     path = tmp_path / "board.csv"
     path.write_text(text)
-    expect_clean(lambda: _check_board(load_leaderboard(str(path), tmp_path / "res")))
+    with pytest.raises(DataError):
+        _board(path)
 
 
 parquet_columns = st.one_of(
@@ -271,59 +284,7 @@ def test_leaderboard_parquet_near_valid(tmp_path, board):
         frame.to_parquet(path, index=index)
     except (ValueError, TypeError, pa.ArrowException):  # pandas or pyarrow refuses the frame: no file to read
         return
-    expect_clean(lambda: _check_board(load_leaderboard(str(path), tmp_path / "res")))
-
-
-def _check_board(board) -> None:
-    scores = board.matrix.scores
-    assert scores.ndim == 2 and set(np.unique(scores)) <= {0.0, 1.0}
-    assert len(board.matrix.model_ids) == scores.shape[0] and len(board.matrix.item_ids) == scores.shape[1]
-
-
-# ---- known scores (benchcast complete --known) ------------------------------------------------------
-
-BENCHMARKS = pd.DataFrame({"benchmark_id": ["b0", "b1", "b2"], "is_percentage": [True, False, True]})
-MATRIX = np.array([[50.0, 0.3, 80.0], [60.0, 0.7, np.nan], [70.0, 1.5, 90.0]])
-
-
-@pytest.mark.parametrize("suffix", [".csv", ".json"])
-@FUZZ
-@given(data=st.binary(max_size=300))
-def test_known_scores_from_any_bytes(tmp_path, suffix, data):
-    path = tmp_path / f"known{suffix}"
-    path.write_bytes(data)
-    expect_clean(lambda: _check_known(path))
-
-
-@FUZZ
-@given(
-    text=st.one_of(
-        csv_text(["benchmark_id", "score", "b0", "b1"]),
-        mutated_csv(["benchmark_id", "score"], ["b0", "b1", "b2"], ["0.5", "55", "80.5", "0"]),
-    )
-)
-def test_known_scores_csv_near_valid(tmp_path, text):
-    path = tmp_path / "known.csv"
-    path.write_text(text)
-    expect_clean(lambda: _check_known(path))
-
-
-@FUZZ
-@given(
-    text=st.one_of(
-        json_records(["benchmark_id", "score", "b0", "b1", "b2"]),
-        mutated_json(["b0", "b1", "b2"], [0.5, 55, 80.5, 0], "benchmark_id"),
-    )
-)
-def test_known_scores_json_near_valid(tmp_path, text):
-    path = tmp_path / "known.json"
-    path.write_text(text)
-    expect_clean(lambda: _check_known(path))
-
-
-def _check_known(path: Path) -> None:
-    known = validate_known_scores(read_known_scores(path), BENCHMARKS, MATRIX, path)
-    assert set(known) <= {"b0", "b1", "b2"} and all(math.isfinite(v) for v in known.values())
+    expect_clean(lambda: _board(path))
 
 
 # ---- lm-evaluation-harness logs (benchcast leaderboard from-lm-eval) ---------------------------------
