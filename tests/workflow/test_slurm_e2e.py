@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -130,9 +131,36 @@ def local_baseline(tmp_path_factory) -> Path:
     return workdir
 
 
+def run_cancelling_one_job(workdir: Path, env: dict, *args: str) -> tuple[int, str, str]:
+    """:func:`run_default_config`, and while it runs, ``scancel`` of its first group job once SLURM
+    runs it (a job killed under it, as an administrator, a preemption or a node's loss does). Its
+    return code, its output, the SLURM job id that was cancelled and Snakemake's id of that job."""
+    env = {**env, "PYTHONPATH": str(workdir / "src")}
+    cmd = [*SNAKEMAKE, "--config", f"raw_dir={RAW_DIR}", *args]
+    proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines, cancelled, key = [], "", ""
+    for line in proc.stdout:
+        lines.append(line)
+        submitted = re.search(r"Job ([\w-]+) has been submitted with SLURM jobid (\d+)", line)
+        if not cancelled and submitted and not submitted[1].isdigit():  # a group job: several jobs, minutes
+            key, cancelled = submitted[1], submitted[2]
+            for _ in range(600):
+                state = subprocess.run(
+                    ["squeue", "-h", "-j", cancelled, "-o", "%T"], env=env, capture_output=True, text=True
+                )
+                if state.stdout.strip() != "PENDING":
+                    break
+                time.sleep(0.1)
+            subprocess.run(["scancel", cancelled], env=env, check=True)
+            lines.append(f"[test] scancel {cancelled} (it was {state.stdout.strip() or 'gone'})\n")
+    return proc.wait(), "".join(lines), cancelled, key
+
+
 def test_default_config_through_slurm_matches_the_local_run(cluster, local_baseline, tmp_path):
+    """With one job cancelled under the run: the profile's retry resubmits it and the outputs are
+    still the local run's, byte for byte."""
     workdir = copy_of_repository(tmp_path / "repo")
-    proc = run_default_config(
+    returncode, log, cancelled, key = run_cancelling_one_job(
         workdir,
         cluster,
         "--workflow-profile",
@@ -141,8 +169,12 @@ def test_default_config_through_slurm_matches_the_local_run(cluster, local_basel
         "--slurm-keep-successful-logs",
         *TARGETS,
     )
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, log[-4000:]
+    assert returncode == 0, log[-4000:]
+    assert cancelled, "no group job was submitted: nothing was cancelled"
+    assert f"[test] scancel {cancelled} (it was RUNNING)" in log, log[-4000:]
+    assert f"Trying to restart job {key}." in log, log[-4000:]
+    again = re.findall(rf"Job {key} has been submitted with SLURM jobid (\d+)", log)
+    assert len(again) == 2 and again[0] == cancelled, again  # resubmitted once, under a new SLURM id
 
     finished = dict(re.findall(r"Finished jobid: (\d+) \(Rule: (\w+)\)", log))
     script_jobs = {job for job, rule in finished.items() if rule not in TARGET_RULES}
@@ -151,10 +183,12 @@ def test_default_config_through_slurm_matches_the_local_run(cluster, local_basel
     submitted = dict(re.findall(r"Job ([\w-]+) has been submitted with SLURM jobid (\d+)", log))
     # a group job (the rules' group:, one submission) is submitted under a uuid; its jobs are the
     # indented jobids under its "Group job" header
+    # (printed again when a group job is restarted: the cancelled one is)
     group_headers = re.findall(r"Group job \S+ \(jobs in lexicogr\. order\):", log)
+    group_restarts = [k for k in re.findall(r"Trying to restart job ([\w-]+)\.", log) if not k.isdigit()]
     in_groups = set(re.findall(r"^ {8}jobid: (\d+)$", log, flags=re.M))
     single = {job for job in submitted if job.isdigit()}
-    assert len(submitted) - len(single) == len(group_headers) > 0, "every group job is one submission"
+    assert len(submitted) - len(single) == len(group_headers) - len(group_restarts) > 0, "a group job, one submission"
     assert script_jobs == single | in_groups, (
         f"jobs that did not go through sbatch: {sorted((j, finished[j]) for j in script_jobs - single - in_groups)}"
     )
@@ -165,6 +199,7 @@ def test_default_config_through_slurm_matches_the_local_run(cluster, local_basel
     controller_log = (Path(cluster["BENCHCAST_SLURM_DIR"]) / "log" / "slurmctld.log").read_text()
     exit_status = dict(re.findall(r"_job_complete: JobId=(\d+) WEXITSTATUS (\d+)", controller_log))
     assert {exit_status.get(i) for i in submitted.values()} == {"0"}, "a SLURM job did not finish with status 0"
+    assert cancelled not in submitted.values(), "the cancelled job's outputs came from a resubmission"
 
     ours, local = result_files(workdir), result_files(local_baseline)
     assert not ours - local, f"outputs the local run did not make: {sorted(ours - local)[:5]}"
@@ -184,3 +219,29 @@ def test_default_config_through_slurm_matches_the_local_run(cluster, local_basel
     )
     mismatch += other
     assert not mismatch and not errors, f"{len(mismatch)} outputs differ from the local run's, e.g. {mismatch[:5]}"
+
+
+def test_a_job_that_fails_under_slurm_fails_the_run_with_its_one_line_error(cluster, tmp_path):
+    """A real failure (a raw file with a score of 0.5) through SLURM: the run fails, and Snakemake's
+    output carries the job's one-line error from its log (the profile's ``show-failed-logs``), not
+    only "check log file(s)"."""
+    import joblib
+    from test_workflow import make_workdir
+
+    work = make_workdir(tmp_path / "bad")
+    raw = work / "raw/benchmark-prediction/data/scores/toy_a.jbl"
+    scores = joblib.load(raw)
+    scores[2, 5] = 0.5
+    joblib.dump(scores, raw)
+    cmd = [
+        *SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(work),
+        "--workflow-profile", str(REPO / "workflow" / "profiles" / "slurm"), "--slurm-no-account",
+        "--retries", "0", "results/data/toy_a/responses.parquet",  # a retry would fail the same way
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=work, env=cluster, capture_output=True, text=True)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out[-3000:]
+    assert "has been submitted with SLURM jobid" in out, out[-3000:]
+    errors = [line for line in out.splitlines() if "ERROR in rule ingest_item_dataset: " in line]
+    assert errors and all("toy_a" in e and "field '" in e and "Fix:" in e for e in errors), out[-3000:]
+    assert not (work / "results/data/toy_a/responses.parquet").exists()
