@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from benchcast.cli.complete import read_known_scores, validate_known_scores
 from benchcast.data.catalog import load_catalog
-from benchcast.errors import BenchcastError, DataError
+from benchcast.errors import BenchcastError, ConfigError, DataError
 from benchcast.lm_eval.board import build_board
 from benchcast.new_model.answers import read_answers
 from benchcast.new_model.leaderboard import load_leaderboard
@@ -398,6 +398,20 @@ def test_config_section_mutated(study, data):
         unit.outputs(), unit.datasets()
 
     expect_clean(check)
+
+
+# found by test_config_section_mutated (issue 39): an empty list where a study needs at least one
+# entry was a ValueError deep inside the study (max() of nothing); the schemas require one now
+@pytest.mark.parametrize(
+    ("study", "key"),
+    [(s, k) for s in ["misses_the_mark"] for k in ("datasets", "splits", "budgets", "methods")]
+    + [("tailoredbench", "budgets")],
+)
+def test_configs_that_were_tracebacks(study, key):
+    section = {**copy.deepcopy(DEFAULT_CONFIG[study]), key: []}
+    schema = load_schema(REPO / "workflow" / "schemas" / f"{study}.schema.yaml")
+    with pytest.raises(ConfigError, match=f"'{study}.{key}': \\[\\] should be non-empty"):
+        validate(section, schema, study, ConfigSources([("config/config.yaml", {study: section})]))
 
 
 def test_every_study_of_the_default_config_is_fuzzed():
