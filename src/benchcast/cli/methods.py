@@ -58,8 +58,9 @@ def measured(facts: dict, dataset: str | None) -> tuple[pd.DataFrame, pd.DataFra
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchcast.methods import REGISTRY, make_method
+    from benchcast.methods import FAILED, REGISTRY, load_plugins, make_method, origin
 
+    load_plugins()
     facts = load_facts()
     cells, fits = measured(facts, args.dataset)
     budgets = sorted(cells.budget.unique().tolist())
@@ -82,10 +83,13 @@ def run(args: argparse.Namespace) -> int:
             row[f"coverage_{b}"] = round(100 * at.coverage.mean(), 1) if len(at) else np.nan
         row["heldout_on"] = ",".join(sorted(mine.dataset.unique()))
         row["module"] = cls.__module__.removeprefix("benchcast.methods.")
+        row["source"] = origin(name).label()
         rows.append(row)
     code = print_listing(pd.DataFrame(rows), args)
     if not args.json:
         print(footnote(facts, args.dataset, cells), file=sys.stderr)
+    for name, why in sorted(FAILED.items()):  # a package's method that could not be registered
+        print(f"not registered: {name}: {why}", file=sys.stderr)
     return code
 
 

@@ -1,4 +1,6 @@
-"""Estimation methods. Importing this package registers every method in ``REGISTRY``."""
+"""Estimation methods. Importing this package registers every built-in method in ``REGISTRY``; those
+other installed packages register under the ``benchcast.methods`` entry points join it when first
+asked for (:mod:`benchcast.methods.plugins`)."""
 
 from benchcast.errors import ConfigError, check_keywords, did_you_mean
 from benchcast.methods import (  # noqa: F401
@@ -17,6 +19,7 @@ from benchcast.methods import (  # noqa: F401
     tailored_bench,
 )
 from benchcast.methods.base import REGISTRY, Method, Progress  # noqa: F401
+from benchcast.methods.plugins import FAILED, ORIGINS, load_plugins, origin  # noqa: F401
 from benchcast.methods.prefit import PREFITS, get_prefit  # noqa: F401
 
 
@@ -25,12 +28,24 @@ def make_method(name: str, params: dict | None = None, where: str | None = None)
 
     The one check of a method's name and settings: the studies call it on every configured method
     when the workflow is built (before any job runs), the command line on the user's choice.
-    ``where`` starts the error message (``config misses_the_mark.methods``)."""
+    ``where`` starts the error message (``config misses_the_mark.methods``); a study's (``config ...``)
+    refuses a method of another package (:mod:`benchcast.methods.plugins`): its jobs' parameters do
+    not yet hold the package's code, so a changed method would not rerun them."""
     prefix = f"{where}: " if where else ""
+    if name not in REGISTRY:
+        load_plugins()
+    if name in FAILED:
+        raise ConfigError(f"{prefix}method '{name}' could not be registered: {FAILED[name]}")
     if name not in REGISTRY:
         raise ConfigError(
             f"{prefix}unknown method '{name}'{did_you_mean(name, REGISTRY) or '.'} Known methods: "
             f"{', '.join(sorted(REGISTRY))}. Fix: use one of these names"
+        )
+    if where is not None and where.startswith("config") and name in ORIGINS:
+        o = ORIGINS[name]
+        raise ConfigError(
+            f"{prefix}method '{name}' comes from the package {o.label()}: the workflow's studies do not run "
+            "methods of other packages yet (benchcast select / estimate do). Fix: use a built-in method here"
         )
     params = params or {}
     check_keywords(REGISTRY[name], params, f"{prefix}method '{name}'")

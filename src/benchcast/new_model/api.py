@@ -97,8 +97,12 @@ def build_plan(board: Leaderboard, method: str, budget: int, folds: int, cores: 
 
 def check_method(method: str, params: dict | None) -> None:
     """An unknown method or bad settings stop before anything is built."""
-    from benchcast.methods import REGISTRY
+    from benchcast.methods import FAILED, REGISTRY, load_plugins
 
+    if method not in REGISTRY:
+        load_plugins()
+    if method in FAILED:  # a package's method that could not be registered: why, in one line
+        make_method(method, params)
     if method not in REGISTRY:
         raise ConfigError(
             f"unknown method {method!r}{did_you_mean(method, REGISTRY) or '.'} The item-level methods are "

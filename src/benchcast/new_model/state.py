@@ -101,7 +101,8 @@ class _Writer:
         if isinstance(value, dict):
             return {"__dict__": [[self.encode(k, where), self.encode(v, f"{where}[{k!r}]")] for k, v in value.items()]}
         cls = type(value)
-        if cls.__module__.split(".")[0] == "benchcast" and hasattr(value, "__dict__"):
+        top = cls.__module__.split(".")[0]
+        if (top == "benchcast" or top in _stored_packages()) and hasattr(value, "__dict__"):
             attrs = (
                 {
                     f.name: getattr(value, f.name) if f.metadata.get("stored", True) else _default(f)
@@ -118,8 +119,14 @@ class _Writer:
             None,
             where,
             f"a {cls.__module__}.{cls.__qualname__}, which benchcast cannot store without pickle",
-            "keep a method's fitted state in arrays, numbers, strings and benchcast classes",
+            "keep a method's fitted state in arrays, numbers, strings and classes of benchcast or of the method's package",
         )
+
+
+def _stored_packages() -> set[str]:
+    from benchcast.methods.plugins import allowed_top_levels
+
+    return allowed_top_levels()
 
 
 def _default(f: dataclasses.Field):
@@ -132,9 +139,17 @@ def _is_dataclass(value) -> bool:
 
 
 def _allowed_class(name: str, path: Path):
+    from benchcast.methods.plugins import allowed_top_levels
+
     module, _, qualname = name.partition(":")
-    if module.split(".")[0] != "benchcast" or not qualname or "<" in qualname:
-        raise DataError(path, name, "is not a benchcast class", "rebuild the fit with this version of benchcast")
+    top = module.split(".")[0]
+    if (top != "benchcast" and top not in allowed_top_levels()) or not qualname or "<" in qualname:
+        raise DataError(
+            path,
+            name,
+            "is not a benchcast class (nor a registered method package's)",
+            "rebuild the fit with this version of benchcast",
+        )
     try:
         obj = importlib.import_module(module)
         for part in qualname.split("."):

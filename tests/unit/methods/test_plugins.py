@@ -1,0 +1,98 @@
+"""Methods from other packages (issue 40): the repository's example package, installed by pip into a
+folder of its own, is found through the ``benchcast.methods`` entry points -- listed by ``benchcast
+methods`` with its package as its source, selected and estimated with through the command line
+(its fit stored and read back without pickle) -- and a package whose method cannot be loaded is
+named in one line, in the listing and when its method is asked for. Run as a user types it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers import REPO
+
+EXAMPLE = REPO / "examples" / "benchcast-example-method"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A folder holding the example package as pip installs it, and a broken package's metadata."""
+    target = tmp_path_factory.mktemp("site")
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(EXAMPLE)]
+    done = subprocess.run(pip, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    broken = target / "broken_method-0.1.dist-info"  # an installed distribution whose module fails on import
+    broken.mkdir()
+    (broken / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-method\nVersion: 0.1\n")
+    (broken / "entry_points.txt").write_text("[benchcast.methods]\nbroken = broken_method:Nope\n")
+    (target / "broken_method.py").write_text("raise RuntimeError('this package is broken')\n")
+    return target
+
+
+def benchcast(site, *args, cwd=None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-m", "benchcast", *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
+
+
+def test_the_example_package_is_listed_with_its_source(site):
+    run = benchcast(site, "methods", "--json")
+    assert run.returncode == 0, run.stderr
+    rows = {r["method"]: r for r in json.loads(run.stdout)}
+    assert rows["example_random_sampling"]["source"] == "benchcast-example-method 0.1.0"
+    assert rows["random_sampling"]["source"] == "benchcast"
+    assert "broken" not in rows
+
+
+def test_a_package_whose_method_cannot_load_is_named_in_one_line(site, tmp_path):
+    listing = benchcast(site, "methods")
+    assert listing.returncode == 0
+    said = [line for line in listing.stderr.splitlines() if line.startswith("not registered: broken:")]
+    assert len(said) == 1 and "broken-method 0.1" in said[0] and "this package is broken" in said[0], listing.stderr
+    pd.DataFrame({"model_id": ["a", "b"], "q0": [0, 1], "q1": [1, 1]}).to_csv(tmp_path / "board.csv", index=False)
+    asked = benchcast(site, "select", "board.csv", "--method", "broken", "--budget", 1, "--out", "x.csv", cwd=tmp_path)
+    assert asked.returncode == 2 and "Traceback" not in asked.stderr
+    assert asked.stderr.strip().startswith("benchcast: error: method 'broken' could not be registered: broken-method")
+
+
+def test_the_example_method_selects_and_estimates_through_the_command_line(site, tmp_path):
+    rng = np.random.default_rng(0)
+    scores = (rng.random((30, 80)) < np.linspace(0.2, 0.8, 30)[:, None]).astype(int)
+    board = pd.DataFrame(scores, columns=[f"q{j}" for j in range(80)])
+    board.insert(0, "model_id", [f"m{i}" for i in range(30)])
+    board.to_csv(tmp_path / "board.csv", index=False)
+    args = ("--method", "example_random_sampling", "--budget", 20, "--data-dir", "res", "--folds", 3)
+    picked = benchcast(site, "select", "board.csv", *args, "--out", "items.csv", cwd=tmp_path)
+    assert picked.returncode == 0, picked.stderr
+    items = pd.read_csv(tmp_path / "items.csv")
+    assert len(items) == 20 and items.item_id.is_unique
+    truth = dict(zip(board.columns[1:], scores[0]))
+    items.assign(score=items.item_id.map(truth)).to_csv(tmp_path / "items.csv", index=False)
+    est = benchcast(site, "estimate", "board.csv", *args, "--answers", "items.csv", "--out", "e.json", cwd=tmp_path)
+    assert est.returncode == 0, est.stderr
+    result = json.loads((tmp_path / "e.json").read_text())
+    assert result["estimate"] == pytest.approx(items.item_id.map(truth).mean())  # a mean of the answers
+    assert result["lower"] <= result["estimate"] <= result["upper"]
+    (fit_json,) = (tmp_path / "res" / "models").rglob("fit.json")
+    assert "benchcast_example_method:UniformSample" in fit_json.read_text()  # stored without pickle, read back
+
+
+def test_a_study_refuses_a_method_of_another_package_until_its_code_enters_the_jobs(site, tmp_path):
+    """The workflow's jobs keep their results while their parameters do not change; a package's method
+    would not rerun them when its code changes, so a study refuses it in one line (for now)."""
+    script = (
+        "from benchcast.methods import make_method\n"
+        "make_method('example_random_sampling', {})\n"  # the command line's way: fine
+        "make_method('example_random_sampling', {}, where='config mdad.methods')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert run.returncode != 0
+    last = run.stderr.strip().splitlines()[-1]
+    assert "ConfigError: config mdad.methods: method 'example_random_sampling' comes from the package" in last
+    assert "benchcast-example-method 0.1.0" in last and "Fix:" in last
