@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -23,7 +24,8 @@ EXAMPLE = REPO / "examples" / "benchcast-example-method"
 def site(tmp_path_factory):
     """A folder holding the example package as pip installs it, and a broken package's metadata."""
     target = tmp_path_factory.mktemp("site")
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(EXAMPLE)]
+    source = shutil.copytree(EXAMPLE, tmp_path_factory.mktemp("source") / EXAMPLE.name)  # the build's files stay there
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(source)]
     done = subprocess.run(pip, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     broken = target / "broken_method-0.1.dist-info"  # an installed distribution whose module fails on import
