@@ -7,7 +7,18 @@ import os
 import sys
 
 from benchcast import __version__
-from benchcast.cli import benchmarks, complete, datasets, estimate, fetch, leaderboard, methods, plan, select
+from benchcast.cli import (
+    benchmarks,
+    check_method,
+    complete,
+    datasets,
+    estimate,
+    fetch,
+    leaderboard,
+    methods,
+    plan,
+    select,
+)
 from benchcast.cli.common import resolve_data_dir
 from benchcast.errors import BenchcastError
 
@@ -23,6 +34,7 @@ COMMANDS = {
     "datasets": datasets,
     "fetch": fetch,
     "methods": methods,
+    "check-method": check_method,
     "benchmarks": benchmarks,
 }
 

@@ -33,7 +33,30 @@ def site(tmp_path_factory):
     (broken / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-method\nVersion: 0.1\n")
     (broken / "entry_points.txt").write_text("[benchcast.methods]\nbroken = broken_method:Nope\n")
     (target / "broken_method.py").write_text("raise RuntimeError('this package is broken')\n")
+    careless = target / "careless_method-0.1.dist-info"  # loads, but breaks the contract three ways
+    careless.mkdir()
+    (careless / "METADATA").write_text("Metadata-Version: 2.1\nName: careless-method\nVersion: 0.1\n")
+    (careless / "entry_points.txt").write_text("[benchcast.methods]\ncareless = careless_method:Careless\n")
+    (target / "careless_method.py").write_text(CARELESS)
     return target
+
+
+#: a copy of the example that breaks the contract: one item over the budget, items from NumPy's global
+#: generator (not the rng it is given), and a function kept in its fitted state
+CARELESS = """
+import numpy as np
+from benchcast.methods import Method
+
+
+class Careless(Method):
+    def fit(self, source, budget, rng):
+        self.items_ = np.random.choice(source.shape[1], size=budget + 1, replace=False)
+        self.weight_ = lambda x: x
+        return self
+
+    def estimate(self, oracle, rng):
+        return oracle.query(self.items_).mean(axis=1)
+"""
 
 
 def benchcast(site, *args, cwd=None) -> subprocess.CompletedProcess:
@@ -98,3 +121,19 @@ def test_a_study_refuses_a_method_of_another_package_until_its_code_enters_the_j
     last = run.stderr.strip().splitlines()[-1]
     assert "ConfigError: config mdad.methods: method 'example_random_sampling' comes from the package" in last
     assert "benchcast-example-method 0.1.0" in last and "Fix:" in last
+
+
+def test_check_method_passes_the_example_and_names_the_three_faults_of_a_careless_copy(site):
+    good = benchcast(site, "check-method", "example_random_sampling")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert good.stdout.count("PASS ") == 6 and "FAIL" not in good.stdout
+    bad = benchcast(site, "check-method", "careless")
+    assert bad.returncode == 1 and "Traceback" not in bad.stdout + bad.stderr
+    failed = {
+        line.split(":")[0].removeprefix("FAIL "): line for line in bad.stdout.splitlines() if line.startswith("FAIL")
+    }
+    assert set(failed) == {"budget", "seed", "stored fit"}, bad.stdout
+    assert "more than the budget of 20 items" in failed["budget"]
+    assert "not drawn from the rng benchcast passes" in failed["seed"]
+    assert "cannot be stored without pickle" in failed["stored fit"] and "function" in failed["stored fit"]
+    assert "careless: 3 of 6 checks failed (budget, seed, stored fit)" in bad.stderr
