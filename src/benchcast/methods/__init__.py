@@ -19,7 +19,7 @@ from benchcast.methods import (  # noqa: F401
     tailored_bench,
 )
 from benchcast.methods.base import REGISTRY, Method, Progress  # noqa: F401
-from benchcast.methods.plugins import FAILED, ORIGINS, load_plugins, origin  # noqa: F401
+from benchcast.methods.plugins import FAILED, ORIGIN_KEY, ORIGINS, job_params, load_plugins, origin, strip_origin  # noqa: F401
 from benchcast.methods.prefit import PREFITS, get_prefit  # noqa: F401
 
 
@@ -28,9 +28,9 @@ def make_method(name: str, params: dict | None = None, where: str | None = None)
 
     The one check of a method's name and settings: the studies call it on every configured method
     when the workflow is built (before any job runs), the command line on the user's choice.
-    ``where`` starts the error message (``config misses_the_mark.methods``); a study's (``config ...``)
-    refuses a method of another package (:mod:`benchcast.methods.plugins`): its jobs' parameters do
-    not yet hold the package's code, so a changed method would not rerun them."""
+    ``where`` starts the error message (``config misses_the_mark.methods``). A job's parameters
+    may hold a plugin method's origin (:func:`~benchcast.methods.plugins.job_params`): it is taken
+    off, and must match the installed package."""
     prefix = f"{where}: " if where else ""
     if name not in REGISTRY:
         load_plugins()
@@ -41,13 +41,7 @@ def make_method(name: str, params: dict | None = None, where: str | None = None)
             f"{prefix}unknown method '{name}'{did_you_mean(name, REGISTRY) or '.'} Known methods: "
             f"{', '.join(sorted(REGISTRY))}. Fix: use one of these names"
         )
-    if where is not None and where.startswith("config") and name in ORIGINS:
-        o = ORIGINS[name]
-        raise ConfigError(
-            f"{prefix}method '{name}' comes from the package {o.label()}: the workflow's studies do not run "
-            "methods of other packages yet (benchcast select / estimate do). Fix: use a built-in method here"
-        )
-    params = params or {}
+    params = strip_origin(name, params, prefix)
     check_keywords(REGISTRY[name], params, f"{prefix}method '{name}'")
     try:
         return REGISTRY[name](**params)

@@ -11,6 +11,12 @@ a name that is not built in, or the whole list, is asked for (:func:`load_plugin
 ``benchcast methods`` shows. A plugin that fails to load, names a built-in method or is not a
 method is not registered; the reason is kept (:data:`FAILED`) and given, in one line, when the
 name is asked for.
+
+A workflow job's method parameters carry a plugin method's origin under :data:`ORIGIN_KEY`
+(:func:`job_params`): a new version or any edit of the package's code changes the job's parameters,
+so Snakemake reruns its jobs; a built-in method's parameters stay as they are. :func:`strip_origin`
+takes the key off again before the method is made, and refuses a job planned for other code than
+the installed one.
 """
 
 from __future__ import annotations
@@ -19,7 +25,11 @@ import hashlib
 from dataclasses import dataclass
 from importlib import metadata
 
+from benchcast.errors import ConfigError
+
 GROUP = "benchcast.methods"
+#: the key of a job's method parameters holding a plugin method's origin (not a method setting)
+ORIGIN_KEY = "benchcast_plugin"
 
 
 @dataclass(frozen=True)
@@ -107,3 +117,36 @@ def allowed_top_levels() -> set[str]:
     """The packages whose classes a stored fit may hold: benchcast's and every registered plugin's."""
     load_plugins()
     return {"benchcast", *(o.top_level for o in ORIGINS.values())}
+
+
+def job_params(name: str, params: dict | None) -> dict:
+    """A job's parameters for method ``name``: ``params``, and for a method of another package its
+    origin under :data:`ORIGIN_KEY` (package, version, code sha256). Call it after the name was
+    checked (:func:`benchcast.methods.make_method` loads the plugins)."""
+    out = dict(params or {})
+    o = ORIGINS.get(name)
+    if o is not None:
+        out[ORIGIN_KEY] = {"package": o.package, "version": o.version, "code_sha256": o.code_sha256}
+    return out
+
+
+def strip_origin(name: str, params: dict | None, prefix: str = "") -> dict:
+    """``params`` without :data:`ORIGIN_KEY`; when it is there, it must be the installed package's
+    origin (a job planned before the package changed is refused, not run with other code)."""
+    params = dict(params or {})
+    recorded = params.pop(ORIGIN_KEY, None)
+    if recorded is None:
+        return params
+    now = job_params(name, {}).get(ORIGIN_KEY)
+    if recorded != now:
+        what = (
+            "a built-in method"
+            if now is None
+            else f"{now['package']} {now['version']} (code {str(now['code_sha256'])[:12]})"
+        )
+        raise ConfigError(
+            f"{prefix}method '{name}' was planned for {recorded.get('package')} {recorded.get('version')} "
+            f"(code {str(recorded.get('code_sha256'))[:12]}), but {what} is installed. Fix: run the workflow "
+            "again: Snakemake reruns the method's jobs with the installed code"
+        )
+    return params

@@ -107,20 +107,43 @@ def test_the_example_method_selects_and_estimates_through_the_command_line(site,
     assert "benchcast_example_method:UniformSample" in fit_json.read_text()  # stored without pickle, read back
 
 
-def test_a_study_refuses_a_method_of_another_package_until_its_code_enters_the_jobs(site, tmp_path):
-    """The workflow's jobs keep their results while their parameters do not change; a package's method
-    would not rerun them when its code changes, so a study refuses it in one line (for now)."""
+def test_a_jobs_parameters_hold_the_package_and_its_code_so_an_edit_reruns_its_jobs(site, tmp_path):
+    """The workflow reruns a job when its parameters change: a package's method adds its package,
+    version and code sha256 to them (a built-in method's stay as they were); after an edit of the
+    package's code the parameters differ, and a job planned before the edit is refused in one line,
+    not run with the new code."""
+    own = shutil.copytree(site, tmp_path / "site")  # this test edits the package
     script = (
-        "from benchcast.methods import make_method\n"
-        "make_method('example_random_sampling', {})\n"  # the command line's way: fine
-        "make_method('example_random_sampling', {}, where='config mdad.methods')\n"
+        "import json, sys\n"
+        "from benchcast.methods import job_params, make_method\n"
+        "from benchcast.errors import ConfigError\n"
+        "make_method('example_random_sampling')\n"
+        "print(json.dumps([job_params('example_random_sampling', {}), job_params('random_sampling', {'a': 1})]))\n"
+        "if len(sys.argv) > 1:\n"
+        "    try:\n"
+        "        make_method('example_random_sampling', json.loads(sys.argv[1]), where='job')\n"
+        "    except ConfigError as exc:\n"
+        "        print(exc)\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
-    assert run.returncode != 0
-    last = run.stderr.strip().splitlines()[-1]
-    assert "ConfigError: config mdad.methods: method 'example_random_sampling' comes from the package" in last
-    assert "benchcast-example-method 0.1.0" in last and "Fix:" in last
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(own), os.environ.get("PYTHONPATH", "")])}
+
+    def run(*args):
+        done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    plugin, builtin = json.loads(run()[0])
+    assert builtin == {"a": 1}  # a built-in method's parameters are unchanged: its jobs do not rerun
+    origin = plugin.pop("benchcast_plugin")
+    assert plugin == {} and origin["package"] == "benchcast-example-method" and origin["version"] == "0.1.0"
+    assert len(origin["code_sha256"]) == 64
+    module = own / "benchcast_example_method" / "__init__.py"
+    module.write_text(module.read_text() + "\n# an edit\n")
+    lines = run(json.dumps({"benchcast_plugin": origin}))
+    after = json.loads(lines[0])[0]["benchcast_plugin"]
+    assert after["code_sha256"] != origin["code_sha256"] and after["version"] == "0.1.0"
+    assert lines[1].startswith("job: method 'example_random_sampling' was planned for benchcast-example-method 0.1.0")
+    assert "Fix: run the workflow again" in lines[1]
 
 
 def test_check_method_passes_the_example_and_names_the_three_faults_of_a_careless_copy(site):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from benchcast.data.catalog import Catalog
 from benchcast.errors import ConfigError, check_keywords, did_you_mean
-from benchcast.methods import REGISTRY, make_method
+from benchcast.methods import REGISTRY, job_params, make_method
 from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.methods.irt_methods import resolved_fit_params
 from benchcast.studies.cf_tasks.tune import ORDER as TUNED
@@ -72,6 +72,7 @@ class Jobs:
                 check_keywords(CFSettings, params, f"config cf_tasks.methods: '{name}' (cf)")
             else:
                 make_method(base, params, where=f"config cf_tasks.methods: '{name}'")
+                params = job_params(base, params)
             self.methods[name], self.bases[name] = params, base
         tuning = cfg.get("tuning")
         if tuning:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from benchcast.data.catalog import Catalog
 from benchcast.errors import ConfigError
-from benchcast.methods import make_method
+from benchcast.methods import job_params, make_method
 
 FIT = "results/models/{dataset}/{method}/n={budget}/fit.json"
 HELDOUT = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.parquet"
@@ -42,7 +42,7 @@ class Jobs:
             make_method(name, entry.get("params"), where="config heldout_intervals.methods")  # fails here, not in a job
             if name in self.methods:
                 raise ConfigError(f"config heldout_intervals.methods: '{name}' is listed twice")
-            self.methods[name] = dict(entry.get("params") or {})
+            self.methods[name] = job_params(name, entry.get("params"))
             self.only[name] = entry.get("datasets")
         for d in self.config["datasets"]:
             spec = self.catalog[d]

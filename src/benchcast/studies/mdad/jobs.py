@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
-from benchcast.methods import make_method
+from benchcast.methods import job_params, make_method
 
 RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 TIMING = "results/timing/mdad/{dataset}/{method}/n_source={n_source}.parquet"
@@ -68,7 +68,7 @@ class Jobs:
                         f"config mdad.{key}: '{name}' is listed twice (methods and cross_paper.methods together). "
                         "Fix: keep one"
                     )
-                self.methods[name] = dict(entry.get("params") or {})
+                self.methods[name] = job_params(name, entry.get("params"))
         self.selectors = [entry["name"] for entry in cfg["methods"]]
         min_budget = {name: make_method(name, params).min_budget() for name, params in self.methods.items()}
         self.cells, self.source_counts = [], {}

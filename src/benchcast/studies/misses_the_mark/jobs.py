@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
-from benchcast.methods import REGISTRY, make_method
+from benchcast.methods import REGISTRY, job_params, make_method
 
 RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
 TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
@@ -128,7 +128,8 @@ class Jobs:
     def method_params(self, label: str, split: str) -> dict:
         """Only this method's parameters (changing another method's does not rerun its jobs);
         P-IRT / GP-IRT get the shared IRT fit's settings for the split, and ``trials_by_method``
-        becomes the trial runner's ``max_trials``."""
+        becomes the trial runner's ``max_trials``; a method of another package adds its origin
+        (:func:`~benchcast.methods.plugins.job_params`: its new code reruns its jobs)."""
         params = dict(self._method_params.get(label, {}))
         if self.prefit(label) == "irt":
             if "irt" in params:
@@ -139,7 +140,7 @@ class Jobs:
             params["irt"] = self.irt_fit_params(split)
         if label in self.config.get("trials_by_method", {}):
             params["max_trials"] = int(self.config["trials_by_method"][label])
-        return params
+        return job_params(self.method_name.get(label, label), params)
 
     def lasso_params(self, label: str) -> dict:
         """A Lasso configuration's path settings (``max_trials`` limits the run jobs only)."""

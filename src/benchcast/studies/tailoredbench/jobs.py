@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
-from benchcast.methods import REGISTRY, make_method
+from benchcast.methods import REGISTRY, job_params, make_method
 from benchcast.methods.irt_methods import check_fit_params
 
 SPLITS = "results/splits/tailoredbench/{dataset}.parquet"
@@ -90,7 +90,7 @@ class Jobs:
         make_method(method, settings, where=f"config tailoredbench: setting '{name}'")
         if name in self.settings:
             raise ConfigError(f"config tailoredbench: setting '{name}' is defined twice. Fix: rename one")
-        self.settings[name] = Setting(method, params, tuple(sorted(set(budgets))))
+        self.settings[name] = Setting(method, job_params(method, params), tuple(sorted(set(budgets))))
 
     def prefit_settings(self, setting: str) -> dict | None:
         """The settings of a setting's IRT prefit (P-IRT, GP-IRT: one fit for every run, since every
