@@ -10,7 +10,8 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 
 
-for study in config["studies"]:
+# the selected studies, after the studies they ask to run methods under their protocols (RULE_STUDIES)
+for study in RULE_STUDIES:
 
     include: f"workflow/rules/{study}.smk"
 

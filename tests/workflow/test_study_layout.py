@@ -30,6 +30,7 @@ def test_registry_finds_the_studies_from_their_folders():
         "mdad",
         "cf_tasks",
         "heldout_intervals",
+        "method_comparison",
     ]
     folders = sorted(p.parent.name for p in (REPO / "src" / "benchcast" / "studies").glob("*/study.py"))
     assert folders == sorted(STUDIES)
@@ -83,8 +84,13 @@ def test_every_target_of_every_selection_dry_runs(tmp_path, studies):
     work = workdir(tmp_path, studies)
     targets = target_rules(work)
     assert set(studies) <= set(targets) and "all" in targets
-    others = set(STUDIES) - set(studies)
+    # a selected study's rules load, and those of the studies it asks to run methods under their
+    # protocols (method_comparison: its default protocols); no other study's
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "method_comparison.schema.yaml").read_text())
+    asked = set(schema["properties"]["protocols"]["default"]) if "method_comparison" in studies else set()
+    others = set(STUDIES) - set(studies) - asked
     assert not others & set(targets), "an unselected study's rules were loaded"
+    assert asked <= set(targets)
     proc = snakemake(work, *targets, "-n", "--quiet", "rules")
     assert proc.returncode == 0, f"dry run of {targets} failed:\n{proc.stderr[-4000:]}"
 

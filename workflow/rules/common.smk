@@ -120,14 +120,33 @@ def full_study_section(name):
     return section
 
 
+# A selected study may ask others to run its methods under their protocols (method_comparison,
+# benchcast.studies.contract): ASKS[study] = the studies it asks; GUESTS[study] = the methods it is
+# asked to run. Their rules load before the asking study's (RULE_STUDIES: the Snakefile's includes);
+# only the selected studies' outputs are built.
+ASKS, GUESTS = {}, {}
+for _study in config["studies"]:
+    try:
+        _asked = study_registry()[_study].guest_methods(study_config(_study))
+    except ConfigError as exc:
+        raise located(exc, CONFIG_SOURCES) from None
+    ASKS[_study] = list(_asked)
+    for _target, _entries in _asked.items():
+        GUESTS.setdefault(_target, []).extend(_entries)
+RULE_STUDIES = list(dict.fromkeys([*GUESTS, *config["studies"]]))
+LOADED = {}  # study -> its Study, once its rules file loaded it
+
+
 def load_study(name):
     """The study ``name`` for this run (its benchcast.studies.Study, built on its validated config),
     with its outputs, datasets, index entry and costs registered for the shared rules; whether the run
     is the study's full run (its own config file's) or a slice of it is the study's ``full_run``."""
     try:
-        unit = study_registry()[name](study_config(name), CATALOG)
+        others = {s: LOADED[s] for s in ASKS.get(name, [])}
+        unit = study_registry()[name](study_config(name), CATALOG, GUESTS.get(name, ()), others)
     except ConfigError as exc:  # its key's file (or --config) in front
         raise located(exc, CONFIG_SOURCES) from None
+    LOADED[name] = unit
     full = full_study_section(name)
     unit.full_run = None if full is None else unit.config == full
     STUDY_OUTPUTS[name] = unit.outputs()

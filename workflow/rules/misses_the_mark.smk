@@ -88,7 +88,7 @@ rule mtm_run:
         seed=config["seed"],
         # only this method's parameters: changing another method's does not rerun this job
         method_params=lambda w: MTM_JOBS.method_params(w.method, w.split),
-        method_name=lambda w: MTM_JOBS.method_name.get(w.method, w.method),
+        method_name=lambda w: MTM_JOBS.name_of(w.method),
         prefit_kind=lambda w: MTM_JOBS.prefit(w.method),
     group: lambda w: MTM_JOBS.run_group(w.method)
     resources:

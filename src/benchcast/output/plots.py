@@ -236,3 +236,22 @@ def metric_boxplots(per_run: pd.DataFrame, labels: dict[str, str], path: str | P
     axes[0].legend(fontsize=8)
     fig.suptitle(title)
     _save(fig, path)
+
+
+def rank_plot(summary: pd.DataFrame, methods: list[str], columns: list[tuple[str, float]], path: str | Path) -> None:
+    """Mean rank (1 = best) +- its trial-to-trial SD per method, one x position per (protocol,
+    budget) column (``summary``: ``protocol, budget, method, rank, rank_sd``)."""
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(columns) + 2), 3.8))
+    x = np.arange(len(columns))
+    width = 0.7 / max(len(methods), 1)
+    index = summary.set_index(["protocol", "budget", "method"])
+    for k, m in enumerate(methods):
+        ranks = [index["rank"].get((p, b, m), np.nan) for p, b in columns]
+        spread = [index["rank_sd"].get((p, b, m), np.nan) for p, b in columns]
+        ax.errorbar(x + (k - (len(methods) - 1) / 2) * width, ranks, yerr=spread, fmt="o", ms=4, capsize=2, label=m)
+    ax.set_xticks(x, [f"{p}\n{b:g}" for p, b in columns], fontsize=7, rotation=45, ha="right")
+    ax.set_ylabel("rank (1 = best), mean +- SD over trials")
+    ax.invert_yaxis()
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
+    _save(fig, path)

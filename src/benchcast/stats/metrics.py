@@ -46,6 +46,17 @@ def rank_agreement(estimates: pd.DataFrame) -> tuple[float, float]:
     return float(taus.mean()), se
 
 
+def trial_errors(estimates: pd.DataFrame, trial: str = "trial") -> pd.DataFrame:
+    """Per trial of ``trial, estimate, truth`` rows (one row per target model): ``score``, the mean
+    absolute error in points (eq. 1 of "misses the mark" for one trial; TailoredBench's MAE x 100),
+    and ``tau``, Kendall's tau-b of the estimates against the truths."""
+    rows = []
+    for t, g in estimates.groupby(trial, sort=True):
+        est, truth = g["estimate"].to_numpy(), g["truth"].to_numpy()
+        rows.append((int(t), 100.0 * float(np.abs(est - truth).mean()), kendall_tau(est, truth)))
+    return pd.DataFrame(rows, columns=["trial", "score", "tau"])
+
+
 def reduction(gap: float, baseline_gap: float) -> float:
     """Estimation-gap reduction over the baseline in percent (negative = better), as in Fig. 2."""
     return 100.0 * (gap / baseline_gap - 1.0)

@@ -15,14 +15,48 @@ folder. From the subclass the shared parts follow:
 * ``config/all_papers.yaml`` includes its config file when it is part of the artifact
   (:attr:`Study.artifact`);
 * the config schema's list of studies and the layout test read the registry.
+
+A study may also offer its **protocol** to others (:attr:`Study.protocol_score`): it then runs
+*guest* methods -- methods another study asks it to run under its grid, beside its own, at its own
+file paths -- and says which files hold a method's results (:meth:`Study.protocol_runs`) and how a
+trial of them scores (:meth:`Study.protocol_trials`). A guest named like one of the study's own
+methods, without settings of its own, *is* that method: its jobs are the study's, computed once.
+``method_comparison`` asks every protocol for its methods (:meth:`Study.guest_methods`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import pandas as pd
+
 from benchcast.data.catalog import Catalog
+from benchcast.errors import ConfigError
+from benchcast.methods.plugins import ORIGIN_KEY
+
+
+@dataclass(frozen=True)
+class GuestMethod:
+    """A method another study asks this one to run under its protocol."""
+
+    label: str  # its name in the files and tables (the method's name unless the entry gives one)
+    name: str  # the registry method
+    params: Mapping | None  # its settings; None: as the study configures a method of this label, else the defaults
+    asked_by: str  # the config key that lists it, for errors
+
+
+def own_or_guest(study: str, label: str, own_name: str, own_params: Mapping, guest: GuestMethod) -> None:
+    """Check that ``guest`` may share the study's own method ``label`` (same method; no settings of
+    its own, or the same): then its results are the study's own jobs'."""
+    own_params = {k: v for k, v in own_params.items() if k != ORIGIN_KEY}
+    if own_name != guest.name or (guest.params is not None and dict(guest.params) != dict(own_params)):
+        raise ConfigError(
+            f"{guest.asked_by}: '{label}' is a method of {study} already ({own_name} with settings "
+            f"{dict(own_params)}), and this entry is {guest.name} with settings {dict(guest.params or {})}. Fix: give "
+            f"the entry another label, or leave out its params to compare {study}'s own"
+        )
 
 
 class Study:
@@ -53,10 +87,51 @@ class Study:
     #: not known (the workflow sets it, ``workflow/rules/common.smk``)
     full_run: bool | None = None
 
-    def __init__(self, config: Mapping[str, Any], catalog: Catalog):
+    #: what a trial scores under this study's protocol (lower is better), for method_comparison;
+    #: None: the study offers no protocol to other studies
+    protocol_score: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        catalog: Catalog,
+        guests: Iterable[GuestMethod] = (),
+        others: Mapping[str, Study] | None = None,
+    ):
         self.config = config
         self.catalog = catalog
+        #: the loaded studies this one reads (the keys of :meth:`guest_methods`)
+        self.others = dict(others or {})
         self.jobs = self.jobs_class(config, catalog) if self.jobs_class is not None else None
+        guests = list(guests)
+        if guests:
+            if self.protocol_score is None:
+                raise ConfigError(
+                    f"{guests[0].asked_by}: study {self.name} offers no protocol to other studies. Fix: leave it out"
+                )
+            self.jobs.add_guests(guests)
+
+    @classmethod
+    def guest_methods(cls, config: Mapping[str, Any]) -> dict[str, list[GuestMethod]]:
+        """The methods this study asks other studies to run under their protocols, by study, from
+        its validated config section; those studies are loaded first and passed as ``others``."""
+        return {}
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        """The files of a method's results under this study's protocol (its own method or a guest):
+        ``{"budget", "group", "path"}`` per cell -- the budget as the protocol counts it, the group
+        (dataset, split, ...) it is averaged over."""
+        raise NotImplementedError(f"study {self.name} offers no protocol")
+
+    def protocol_settings(self) -> dict:
+        """What :meth:`protocol_trials` needs of this run's config (JSON-able)."""
+        return {}
+
+    @classmethod
+    def protocol_trials(cls, frame: pd.DataFrame, settings: Mapping) -> pd.DataFrame:
+        """Per trial of one result file: ``trial``, ``score`` (:attr:`protocol_score`) and the
+        protocol's other measures."""
+        raise NotImplementedError(f"study {cls.name} offers no protocol")
 
     @classmethod
     def config_path(cls) -> str | None:

@@ -25,7 +25,9 @@ from benchcast.methods import REGISTRY, job_params, make_method
 from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.methods.irt_methods import resolved_fit_params
 from benchcast.studies.cf_tasks.tune import ORDER as TUNED
+from benchcast.studies.contract import own_or_guest
 
+STUDY = "cf_tasks"
 RUNS = "results/runs/cf_tasks/{matrix}/{split}/{method}/ratio={ratio}.parquet"
 METRICS = "results/runs/cf_tasks/{matrix}/{split}/{method}/ratio={ratio}.metrics.parquet"
 TABLES = "results/tables/cf_tasks"
@@ -54,6 +56,8 @@ class Jobs:
     methods: dict[str, dict] = field(init=False)
     bases: dict[str, str] = field(init=False)
     cells: list[Cell] = field(init=False)
+    #: methods another study runs under this protocol (method_comparison), not in the study's tables
+    guests: list[str] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -97,6 +101,32 @@ class Jobs:
             for method in self.methods
             if method not in spec.get("skip_methods", [])
             for ratio in cfg["ratios"]
+        ]
+
+    def add_guests(self, guests) -> None:
+        """Run other studies' methods (:class:`~benchcast.studies.contract.GuestMethod`) on every
+        matrix, split and ratio; one named like a method of this study without settings of its own
+        is that method."""
+        for g in guests:
+            if g.label in self.methods:
+                own_or_guest(STUDY, g.label, self.bases[g.label], self.methods[g.label], g)
+                continue
+            params = dict(g.params or {})
+            make_method(g.name, params, where=f"{g.asked_by} ({g.label})")
+            self.methods[g.label], self.bases[g.label] = job_params(g.name, params), g.name
+            self.guests.append(g.label)
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        """A method's per-repeat metrics files: budget the ratio, group ``matrix/split``."""
+        return [
+            {
+                "budget": float(ratio),
+                "group": f"{matrix}/{split}",
+                "path": METRICS.format(matrix=matrix, split=split, method=label, ratio=self.ratio_name(ratio)),
+            }
+            for matrix in self.config["matrices"]
+            for split in self.splits(matrix)
+            for ratio in self.config["ratios"]
         ]
 
     @staticmethod

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from benchcast.output.comparison import of_the_paper, words
 from benchcast.studies.cf_tasks.jobs import RUN_GROUP, Jobs
 from benchcast.studies.contract import Study
@@ -15,6 +17,10 @@ class CFTasks(Study):
     # its run, tune and prefit jobs take 7 s on average
     job_groups = {RUN_GROUP: 8}
     jobs_class = Jobs
+    protocol_score = (
+        "task-level MAE of the new models' estimates in a repeat (points, mean over tasks); the rank MAE "
+        "among the initial models beside it"
+    )
 
     def scope(self) -> str:
         cfg = self.config
@@ -57,6 +63,20 @@ class CFTasks(Study):
                 if tuning
                 else []
             ),
+        )
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        return self.jobs.protocol_runs(label)
+
+    @classmethod
+    def protocol_trials(cls, frame, settings):
+        """Per repeat of a run's metrics file (:func:`benchcast.trials.tasks.task_metrics`)."""
+        return pd.DataFrame(
+            {
+                "trial": frame["repeat"].astype(int).to_numpy(),
+                "score": 100 * frame["mae"].to_numpy(),
+                "rank_mae": frame["rank_mae"].to_numpy(),
+            }
         )
 
 

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.errors import ConfigError
 from benchcast.methods import job_params, make_method
+from benchcast.studies.contract import own_or_guest
 
+STUDY = "heldout_intervals"
 FIT = "results/models/{dataset}/{method}/n={budget}/fit.json"
 HELDOUT = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.parquet"
 HELDOUT_TIMING = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.timing.parquet"
@@ -34,6 +36,8 @@ class Jobs:
     methods: dict[str, dict] = field(init=False)
     only: dict[str, list[str] | None] = field(init=False)  # a method's own datasets, if it lists them
     cells: list[Cell] = field(init=False)
+    #: the cells of methods another study runs under this protocol (method_comparison)
+    guest_cells: list[Cell] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self.methods, self.only = {}, {}
@@ -56,6 +60,43 @@ class Jobs:
             for m in self.methods
             for n in self.config["budgets"]
             if int(n) >= make_method(m, self.methods[m]).min_budget() and (self.only[m] is None or d in self.only[m])
+        ]
+
+    def add_guests(self, guests) -> None:
+        """Run other studies' methods (:class:`~benchcast.studies.contract.GuestMethod`) through
+        the held-out test on every dataset and budget. Fits are named by method here, so a guest's
+        label is its method's name; one this study runs already, without settings of its own, is
+        that method (on its datasets)."""
+        for g in guests:
+            if g.label != g.name:
+                raise ConfigError(
+                    f"{g.asked_by}: '{g.label}' ({g.name}): the held-out test names fits by method, so it cannot "
+                    "run a method under another label. Fix: leave heldout_intervals out of this entry's protocols, "
+                    "or drop its label"
+                )
+            if g.name in self.methods:
+                own_or_guest(STUDY, g.label, g.name, self.methods[g.name], g)
+                continue
+            params = dict(g.params or {})
+            m = make_method(g.name, params, where=f"{g.asked_by} ({g.label})")
+            self.methods[g.name], self.only[g.name] = job_params(g.name, params), None
+            self.guest_cells += [
+                Cell(d, g.name, int(n))
+                for d in self.config["datasets"]
+                for n in self.config["budgets"]
+                if int(n) >= m.min_budget()
+            ]
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        """A method's held-out rows per dataset and budget (group: the dataset)."""
+        return [
+            {
+                "budget": c.budget,
+                "group": c.dataset,
+                "path": HELDOUT.format(dataset=c.dataset, method=c.method, budget=c.budget),
+            }
+            for c in [*self.cells, *self.guest_cells]
+            if c.method == label
         ]
 
     def datasets(self) -> list[str]:

@@ -18,7 +18,9 @@ from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import job_params, make_method
+from benchcast.studies.contract import own_or_guest
 
+STUDY = "mdad"
 RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 TIMING = "results/timing/mdad/{dataset}/{method}/n_source={n_source}.parquet"
 #: Section 5.3 / Appendix L: a fixed group of target models (e.g. 8B instruction-tuned) per dataset
@@ -54,6 +56,11 @@ class Jobs:
     cells: list[Cell] = field(init=False)
     #: per dataset the source counts that leave ``n_targets`` targets
     source_counts: dict[str, list[int]] = field(init=False)
+    #: per dataset the micro-benchmark sizes it runs (below its seen half)
+    sizes: dict[str, tuple[int, ...]] = field(init=False)
+    #: the cells of methods another study runs under this protocol (method_comparison): each
+    #: dataset's largest source count, as the cross-paper methods; not in the study's tables
+    guest_cells: list[Cell] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -71,7 +78,7 @@ class Jobs:
                 self.methods[name] = job_params(name, entry.get("params"))
         self.selectors = [entry["name"] for entry in cfg["methods"]]
         min_budget = {name: make_method(name, params).min_budget() for name, params in self.methods.items()}
-        self.cells, self.source_counts = [], {}
+        self.cells, self.source_counts, self.sizes = [], {}, {}
         for spec in iter_item_datasets(cfg["datasets"], self.catalog):
             if spec.n_models is None or spec.n_items is None:
                 raise ConfigError(
@@ -86,13 +93,9 @@ class Jobs:
                     f"size below its seen half or no source count beside {cfg['n_targets']} targets. Fix: lower them"
                 )
             self.source_counts[spec.name] = sources
+            self.sizes[spec.name] = sizes
             for method in self.methods:
-                runs = tuple(k for k in sizes if k >= min_budget[method])
-                if not runs:
-                    raise ConfigError(
-                        f"config mdad: {method} needs a budget of at least {min_budget[method]}, above every size of "
-                        f"'{spec.name}'. Fix: add a larger size or change its params"
-                    )
+                runs = self._sizes_for(spec.name, method, min_budget[method])
                 for n_source in sources if method in self.selectors else [max(sources)]:
                     self.cells.append(Cell(spec.name, method, n_source, runs))
         for scope in ("benchmark", "subtask"):
@@ -108,8 +111,50 @@ class Jobs:
                         f"config mdad.same_size.groups.{group}: dataset '{dataset}' is not in mdad.datasets. Fix: add it"
                     )
 
+    def _sizes_for(self, dataset: str, method: str, min_budget: int) -> tuple[int, ...]:
+        runs = tuple(k for k in self.sizes[dataset] if k >= min_budget)
+        if not runs:
+            raise ConfigError(
+                f"config mdad: {method} needs a budget of at least {min_budget}, above every size of "
+                f"'{dataset}'. Fix: add a larger size or change its params"
+            )
+        return runs
+
+    def add_guests(self, guests) -> None:
+        """Run other studies' methods (:class:`~benchcast.studies.contract.GuestMethod`) at each
+        dataset's largest source count. Runs are named by method here, so a guest's label is its
+        method's name; one this study runs already, without settings of its own, is that method."""
+        for g in guests:
+            if g.label != g.name:
+                raise ConfigError(
+                    f"{g.asked_by}: '{g.label}' ({g.name}): the MDAD protocol names runs by method, so it cannot "
+                    "run a method under another label. Fix: leave mdad out of this entry's protocols, or drop its label"
+                )
+            if g.name in self.methods:
+                own_or_guest(STUDY, g.label, g.name, self.methods[g.name], g)
+                continue
+            params = dict(g.params or {})
+            m = make_method(g.name, params, where=f"{g.asked_by} ({g.label})")
+            self.methods[g.name] = job_params(g.name, params)
+            for dataset, sources in self.source_counts.items():
+                self.guest_cells.append(
+                    Cell(dataset, g.name, max(sources), self._sizes_for(dataset, g.name, m.min_budget()))
+                )
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        """A method's run files: each dataset's largest source count (group ``dataset``); a file
+        holds every size (the budgets)."""
+        return [
+            {
+                "budget": None,
+                "group": dataset,
+                "path": RUNS.format(dataset=dataset, method=label, n_source=max(sources)),
+            }
+            for dataset, sources in self.source_counts.items()
+        ]
+
     def cell(self, dataset: str, method: str, n_source: int) -> Cell:
-        for c in self.cells:
+        for c in [*self.cells, *self.guest_cells]:
             if (c.dataset, c.method, c.n_source) == (dataset, method, int(n_source)):
                 return c
         raise KeyError((dataset, method, n_source))

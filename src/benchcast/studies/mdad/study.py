@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from benchcast.output.comparison import WIDENING, of_the_paper, words
+from benchcast.stats.mdad import Criterion, per_trial_mdad
 from benchcast.studies.contract import Study
-from benchcast.studies.mdad.analysis import PAPER_TRIALS
+from benchcast.studies.mdad.analysis import PAPER_TRIALS, cell_counts
 from benchcast.studies.mdad.jobs import RUN_GROUP, Jobs
+from benchcast.studies.mdad.protocol import trial_metrics
 
 
 class MDAD(Study):
@@ -16,6 +20,12 @@ class MDAD(Study):
     # its run jobs take seconds each, the IRT selector's minutes
     job_groups = {RUN_GROUP: 6}
     jobs_class = Jobs
+    protocol_score = (
+        "MDAD of a trial's micro-benchmark on the unseen half of the items (points: the smallest accuracy "
+        "difference it ranks right 80% of the time); its estimation error and Kendall's tau beside it"
+    )
+    #: the half of the items the protocol scores on: the items no selector saw (Section 3)
+    PROTOCOL_SPLIT = "unseen"
 
     def scope(self) -> str:
         cfg = self.config
@@ -93,6 +103,38 @@ class MDAD(Study):
                 ["Table 3: MDAD against the number of trials", [tables["table3"]]],
             ],
         )
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        return self.jobs.protocol_runs(label)
+
+    def protocol_settings(self) -> dict:
+        return dict(self.config["agreement"])
+
+    @classmethod
+    def protocol_trials(cls, frame, settings):
+        """Per size ``k`` (the budget) and trial: the trial's MDAD on the unseen half
+        (:func:`~benchcast.stats.mdad.per_trial_mdad` with config ``mdad.agreement``), its estimation
+        error (points) and Kendall's tau."""
+        criterion = Criterion.from_settings(settings)
+        metrics = trial_metrics(frame)
+        metrics = metrics[metrics["split"] == cls.PROTOCOL_SPLIT].set_index(["k", "trial"])
+        parts = []
+        for k, at_k in frame.groupby("k", sort=True):
+            trials = sorted(at_k["trial"].unique())
+            mdad = per_trial_mdad(cell_counts(at_k, cls.PROTOCOL_SPLIT, criterion.binning), criterion)
+            m = metrics.loc[k].reindex(trials)
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "budget": int(k),
+                        "trial": [int(t) for t in trials],
+                        "score": mdad,
+                        "error": 100 * m["error"].to_numpy(),
+                        "tau": m["tau"].to_numpy(),
+                    }
+                )
+            )
+        return pd.concat(parts, ignore_index=True)
 
 
 STUDY = MDAD

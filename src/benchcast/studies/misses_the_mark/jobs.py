@@ -14,7 +14,9 @@ from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY, job_params, make_method
+from benchcast.studies.contract import own_or_guest
 
+STUDY = "misses_the_mark"
 RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
 TIMING = "results/timing/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
 SPLITS = "results/splits/misses_the_mark/{dataset}/{split}.parquet"
@@ -76,6 +78,9 @@ class Jobs:
     method_name: dict[str, str] = field(init=False)
     compare_as: dict[str, str] = field(init=False)
     _method_params: dict[str, dict] = field(init=False)
+    #: methods another study runs under this grid (method_comparison): label -> (name, params);
+    #: their run jobs are this study's rule's, not in its tables
+    guests: dict[str, tuple[str, dict]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -110,15 +115,30 @@ class Jobs:
             [self.catalog[self.figure5_dataset]],
         )
 
+    def add_guests(self, guests) -> None:
+        """Run other studies' methods (:class:`~benchcast.studies.contract.GuestMethod`) on this
+        grid too; one named like a configured label without settings of its own is that method."""
+        for g in guests:
+            if g.label in self.method_name:
+                own_or_guest(STUDY, g.label, self.method_name[g.label], self._method_params[g.label], g)
+                continue
+            make_method(g.name, g.params, where=f"{g.asked_by} ({g.label})")
+            self.guests[g.label] = (g.name, dict(g.params or {}))
+
     # -- methods -------------------------------------------------------------------------------
     @property
     def methods(self) -> list[str]:
         """The method labels (the ``{method}`` wildcard), in config order."""
         return list(self.method_name)
 
+    def name_of(self, label: str) -> str:
+        """The registry method of a label (the study's own or a guest's)."""
+        if label in self.guests:
+            return self.guests[label][0]
+        return self.method_name.get(label, label)  # Figure 5 may ask for an unconfigured AIPW
+
     def _registered(self, label: str):
-        name = self.method_name.get(label, label)  # Figure 5 may ask for an unconfigured AIPW
-        return REGISTRY.get(name)
+        return REGISTRY.get(self.name_of(label))
 
     def prefit(self, label: str) -> str | None:
         """The budget-independent per-trial fit a method reuses ("irt", "lasso") or None."""
@@ -130,7 +150,7 @@ class Jobs:
         P-IRT / GP-IRT get the shared IRT fit's settings for the split, and ``trials_by_method``
         becomes the trial runner's ``max_trials``; a method of another package adds its origin
         (:func:`~benchcast.methods.plugins.job_params`: its new code reruns its jobs)."""
-        params = dict(self._method_params.get(label, {}))
+        params = dict(self.guests[label][1] if label in self.guests else self._method_params.get(label, {}))
         if self.prefit(label) == "irt":
             if "irt" in params:
                 raise ConfigError(
@@ -140,14 +160,15 @@ class Jobs:
             params["irt"] = self.irt_fit_params(split)
         if label in self.config.get("trials_by_method", {}):
             params["max_trials"] = int(self.config["trials_by_method"][label])
-        return job_params(self.method_name.get(label, label), params)
+        return job_params(self.name_of(label), params)
 
     def lasso_params(self, label: str) -> dict:
         """A Lasso configuration's path settings (``max_trials`` limits the run jobs only)."""
-        return {k: v for k, v in self._method_params.get(label, {}).items() if k != "max_trials"}
+        params = self.guests[label][1] if label in self.guests else self._method_params.get(label, {})
+        return {k: v for k, v in params.items() if k != "max_trials"}
 
     def run_priority(self, label: str, n: int | str) -> int:
-        base = RUN_PRIORITY.get(self.method_name.get(label, label), 0)
+        base = RUN_PRIORITY.get(self.name_of(label), 0)
         if not base:
             return 0
         return base + sum(int(n) >= b for b in (100, 200))  # larger budgets of these methods cost more
@@ -157,7 +178,7 @@ class Jobs:
         key = self.prefit_key(label)
         if key is not None:
             return self.prefit_group(key)
-        return RUN_GROUPS.get(self.method_name.get(label, label), LIGHT_RUN_GROUP)
+        return RUN_GROUPS.get(self.name_of(label), LIGHT_RUN_GROUP)
 
     @staticmethod
     def prefit_group(key: str) -> str:
@@ -184,7 +205,7 @@ class Jobs:
         return None if kind is None else ("irt" if kind == "irt" else label)
 
     def prefit_keys(self) -> list[str]:
-        return list(dict.fromkeys(k for k in map(self.prefit_key, self.methods) if k is not None))
+        return list(dict.fromkeys(k for k in map(self.prefit_key, [*self.methods, *self.guests]) if k is not None))
 
     def prefit_kind(self, key: str) -> str:
         return "irt" if key == "irt" else self.prefit(key)
@@ -204,7 +225,7 @@ class Jobs:
         """GP-IRT's lambda needs a second, held-out fit; skip it when only P-IRT is configured."""
         return any(
             REGISTRY[n].needs_prefit == "irt" and getattr(REGISTRY[n], "wants_bias", False)
-            for n in self.method_name.values()
+            for n in [*self.method_name.values(), *(name for name, _ in self.guests.values())]
         )
 
     # -- IRT -----------------------------------------------------------------------------------
@@ -243,6 +264,16 @@ class Jobs:
 
     def cell_files(self, template: str) -> list[str]:
         return [template.format(**c) for c in self.cells()]
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        """A method's run files over the grid: budget ``n``, group ``dataset/split``."""
+        cfg = self.config
+        return [
+            {"budget": int(n), "group": f"{d}/{s}", "path": RUNS.format(dataset=d, split=s, method=label, n=n)}
+            for d in cfg["datasets"]
+            for s in cfg["splits"]
+            for n in cfg["budgets"]
+        ]
 
     @property
     def figure5_dataset(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from benchcast.output.comparison import WIDENING, of_the_paper, words
+from benchcast.stats.metrics import trial_errors
 from benchcast.studies.contract import Study
 from benchcast.studies.misses_the_mark.analysis import PAPER_BUDGETS, PAPER_DATASETS, PAPER_TRIALS, published_costs
 from benchcast.studies.misses_the_mark.jobs import LIGHT_RUN_GROUP, REPORT_GROUP, TABLES, Jobs
@@ -17,6 +18,7 @@ class MissesTheMark(Study):
     # jobs all together
     job_groups = {LIGHT_RUN_GROUP: 18, "mtm_search": 3, "mtm_pca": 6, REPORT_GROUP: 4}
     jobs_class = Jobs
+    protocol_score = "estimation gap: mean |estimate - truth| over a trial's target models (points)"
 
     def scope(self) -> str:
         cfg, jobs = self.config, self.jobs
@@ -54,6 +56,13 @@ class MissesTheMark(Study):
 
     def costs(self) -> dict:
         return published_costs(self.jobs.method_name)
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        return self.jobs.protocol_runs(label)
+
+    @classmethod
+    def protocol_trials(cls, frame, settings):
+        return trial_errors(frame)
 
 
 STUDY = MissesTheMark

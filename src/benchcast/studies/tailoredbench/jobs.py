@@ -18,7 +18,9 @@ from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY, job_params, make_method
 from benchcast.methods.irt_methods import check_fit_params
+from benchcast.studies.contract import own_or_guest
 
+STUDY = "tailoredbench"
 SPLITS = "results/splits/tailoredbench/{dataset}.parquet"
 RUNS = "results/runs/tailoredbench/{dataset}/{setting}/n={n}.parquet"
 TIMING = "results/timing/tailoredbench/{dataset}/{setting}/n={n}.parquet"
@@ -49,6 +51,8 @@ class Jobs:
     config: Mapping
     catalog: Catalog
     settings: dict[str, Setting] = field(init=False)
+    #: settings another study runs at Table 6's inference counts (method_comparison), not in the tables
+    guests: list[str] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -84,13 +88,40 @@ class Jobs:
                         f"{spec.n_items} items of '{spec.name}'. Fix: lower it"
                     )
 
-    def _add(self, name: str, method: str, params: dict, budgets: tuple[int, ...]) -> None:
+    def _add(self, name: str, method: str, params: dict, budgets: tuple[int, ...], where: str = "") -> None:
         # the method's name and settings, before any job runs (max_trials is the trial runner's)
         settings = {k: v for k, v in params.items() if k != "max_trials"}
-        make_method(method, settings, where=f"config tailoredbench: setting '{name}'")
+        make_method(method, settings, where=where or f"config tailoredbench: setting '{name}'")
         if name in self.settings:
             raise ConfigError(f"config tailoredbench: setting '{name}' is defined twice. Fix: rename one")
         self.settings[name] = Setting(method, job_params(method, params), tuple(sorted(set(budgets))))
+
+    def add_guests(self, guests) -> None:
+        """Run other studies' methods (:class:`~benchcast.studies.contract.GuestMethod`) at
+        Table 6's inference counts, each a setting of its label; one named like a setting of the
+        same method without settings of its own is that setting."""
+        budgets = tuple(sorted({int(n) for n in self.config["budgets"]}))
+        for g in guests:
+            own = self.settings.get(g.label)
+            if own is not None:
+                own_or_guest(STUDY, g.label, own.method, own.params, g)
+                missing = sorted(set(budgets) - set(own.budgets))
+                if missing:
+                    raise ConfigError(
+                        f"{g.asked_by}: tailoredbench's setting '{g.label}' does not run at inference counts "
+                        f"{missing}. Fix: give the entry another label"
+                    )
+                continue
+            self._add(g.label, g.name, dict(g.params or {}), budgets, where=f"{g.asked_by} ({g.label})")
+            self.guests.append(g.label)
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        """A setting's run files at Table 6's inference counts (group: the dataset)."""
+        dataset = self.config["dataset"]
+        return [
+            {"budget": int(n), "group": dataset, "path": RUNS.format(dataset=dataset, setting=label, n=n)}
+            for n in sorted({int(n) for n in self.config["budgets"]})
+        ]
 
     def prefit_settings(self, setting: str) -> dict | None:
         """The settings of a setting's IRT prefit (P-IRT, GP-IRT: one fit for every run, since every
@@ -116,7 +147,7 @@ class Jobs:
         return inputs
 
     def cells(self) -> list[tuple[str, int]]:
-        return [(name, n) for name, s in self.settings.items() for n in s.budgets]
+        return [(name, n) for name, s in self.settings.items() if name not in self.guests for n in s.budgets]
 
     def cell_files(self, pattern: str) -> list[str]:
         return [pattern.format(dataset=self.config["dataset"], setting=s, n=n) for s, n in self.cells()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from benchcast.output.comparison import WIDENING, of_the_paper, words
+from benchcast.stats.metrics import trial_errors
 from benchcast.studies.contract import Study
 from benchcast.studies.tailoredbench.analysis import PAPER_RUNS
 from benchcast.studies.tailoredbench.jobs import REPORT_GROUP, RUN_GROUP, Jobs
@@ -16,6 +17,7 @@ class TailoredBench(Study):
     # its run jobs take 10 s - 2 min each
     job_groups = {RUN_GROUP: 8, REPORT_GROUP: 2}
     jobs_class = Jobs
+    protocol_score = "MAE: mean |estimate - truth| over a run's target models (points); Kendall's tau beside it"
 
     def datasets(self) -> list[str]:
         return [self.config["dataset"]]
@@ -49,6 +51,13 @@ class TailoredBench(Study):
                 ["Z-test and pairwise ranking accuracy", [tables["z_test"], tables["summary"]]],
             ],
         )
+
+    def protocol_runs(self, label: str) -> list[dict]:
+        return self.jobs.protocol_runs(label)
+
+    @classmethod
+    def protocol_trials(cls, frame, settings):
+        return trial_errors(frame)
 
 
 STUDY = TailoredBench
