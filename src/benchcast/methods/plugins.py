@@ -98,7 +98,14 @@ def load_plugins() -> None:
         if not (isinstance(cls, type) and issubclass(cls, Method)):
             FAILED[ep.name] = f"{where}: {ep.value} is not a subclass of benchcast.methods.Method"
             continue
-        cls.name = ep.name
+        if any(cls is known for known in registry.values()):
+            # a class registered already (a built-in one, re-exported): its own name stays; this
+            # entry point registers a subclass that differs only in the name
+            cls = type(
+                cls.__name__, (cls,), {"name": ep.name, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
+            )
+        else:
+            cls.name = ep.name
         registry[ep.name] = cls
         ORIGINS[ep.name] = Origin(
             package=dist.name if dist is not None else ep.value.split(":")[0],
