@@ -26,6 +26,7 @@ ORDER = [
     "mdad",
     "cf_tasks",
     "heldout_intervals",
+    "method_comparison",
     "irt_validation",
 ]
 TYPE_NAMES = {"object": "mapping", "array": "list", "string": "string", "integer": "integer", "number": "number"}

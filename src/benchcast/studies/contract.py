@@ -59,6 +59,28 @@ def own_or_guest(study: str, label: str, own_name: str, own_params: Mapping, gue
         )
 
 
+def guests_to_run(
+    study: str, guests: Iterable[GuestMethod], own: Mapping[str, tuple[str, Mapping]], by_method: str = ""
+):
+    """The guests a study runs itself, each as ``(guest, method, job params)``: the others are its
+    own methods (``own``: label -> (method name, settings); :func:`own_or_guest` checks them).
+    ``by_method``: what the study names by method (its files), when it does -- then a guest's label
+    must be its method's name."""
+    from benchcast.methods import job_params, make_method
+
+    for g in guests:
+        if by_method and g.label != g.name:
+            raise ConfigError(
+                f"{g.asked_by}: '{g.label}' ({g.name}): {study} names {by_method} by method, so it cannot run a "
+                f"method under another label. Fix: leave {study} out of this entry's protocols, or drop its label"
+            )
+        if g.label in own:
+            own_or_guest(study, g.label, *own[g.label], g)
+            continue
+        params = dict(g.params or {})
+        yield g, make_method(g.name, params, where=f"{g.asked_by} ({g.label})"), job_params(g.name, params)
+
+
 class Study:
     """One reproduced paper (or check) as the workflow sees it.
 
@@ -120,8 +142,10 @@ class Study:
     def protocol_runs(self, label: str) -> list[dict]:
         """The files of a method's results under this study's protocol (its own method or a guest):
         ``{"budget", "group", "path"}`` per cell -- the budget as the protocol counts it, the group
-        (dataset, split, ...) it is averaged over."""
-        raise NotImplementedError(f"study {self.name} offers no protocol")
+        (dataset, split, ...) it is averaged over; by default its jobs' ``protocol_runs``."""
+        if self.jobs is None or not hasattr(self.jobs, "protocol_runs"):
+            raise NotImplementedError(f"study {self.name} offers no protocol")
+        return self.jobs.protocol_runs(label)
 
     def protocol_settings(self) -> dict:
         """What :meth:`protocol_trials` needs of this run's config (JSON-able)."""

@@ -81,7 +81,7 @@ def test_protocols_that_name_runs_by_method_refuse_a_label():
         "methods": [{"name": "random_sampling"}],
     }
     jobs = Jobs(cfg, CATALOG)
-    with pytest.raises(ConfigError, match="the MDAD protocol names runs by method"):
+    with pytest.raises(ConfigError, match="mdad names its runs by method"):
         jobs.add_guests([GuestMethod("rs2", "random_sampling", {}, ASKED)])
     jobs.add_guests(
         [GuestMethod("aipw", "aipw", None, ASKED), GuestMethod("random_sampling", "random_sampling", None, ASKED)]

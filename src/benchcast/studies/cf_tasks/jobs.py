@@ -25,7 +25,7 @@ from benchcast.methods import REGISTRY, job_params, make_method
 from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.methods.irt_methods import resolved_fit_params
 from benchcast.studies.cf_tasks.tune import ORDER as TUNED
-from benchcast.studies.contract import own_or_guest
+from benchcast.studies.contract import guests_to_run
 
 STUDY = "cf_tasks"
 RUNS = "results/runs/cf_tasks/{matrix}/{split}/{method}/ratio={ratio}.parquet"
@@ -107,13 +107,9 @@ class Jobs:
         """Run other studies' methods (:class:`~benchcast.studies.contract.GuestMethod`) on every
         matrix, split and ratio; one named like a method of this study without settings of its own
         is that method."""
-        for g in guests:
-            if g.label in self.methods:
-                own_or_guest(STUDY, g.label, self.bases[g.label], self.methods[g.label], g)
-                continue
-            params = dict(g.params or {})
-            make_method(g.name, params, where=f"{g.asked_by} ({g.label})")
-            self.methods[g.label], self.bases[g.label] = job_params(g.name, params), g.name
+        own = {label: (self.bases[label], params) for label, params in self.methods.items()}
+        for g, _, params in guests_to_run(STUDY, guests, own):
+            self.methods[g.label], self.bases[g.label] = params, g.name
             self.guests.append(g.label)
 
     def protocol_runs(self, label: str) -> list[dict]:

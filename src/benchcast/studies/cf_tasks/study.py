@@ -65,9 +65,6 @@ class CFTasks(Study):
             ),
         )
 
-    def protocol_runs(self, label: str) -> list[dict]:
-        return self.jobs.protocol_runs(label)
-
     @classmethod
     def protocol_trials(cls, frame, settings):
         """Per repeat of a run's metrics file (:func:`benchcast.trials.tasks.task_metrics`)."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.errors import ConfigError
 from benchcast.methods import job_params, make_method
-from benchcast.studies.contract import own_or_guest
+from benchcast.studies.contract import guests_to_run
 
 STUDY = "heldout_intervals"
 FIT = "results/models/{dataset}/{method}/n={budget}/fit.json"
@@ -67,19 +67,9 @@ class Jobs:
         the held-out test on every dataset and budget. Fits are named by method here, so a guest's
         label is its method's name; one this study runs already, without settings of its own, is
         that method (on its datasets)."""
-        for g in guests:
-            if g.label != g.name:
-                raise ConfigError(
-                    f"{g.asked_by}: '{g.label}' ({g.name}): the held-out test names fits by method, so it cannot "
-                    "run a method under another label. Fix: leave heldout_intervals out of this entry's protocols, "
-                    "or drop its label"
-                )
-            if g.name in self.methods:
-                own_or_guest(STUDY, g.label, g.name, self.methods[g.name], g)
-                continue
-            params = dict(g.params or {})
-            m = make_method(g.name, params, where=f"{g.asked_by} ({g.label})")
-            self.methods[g.name], self.only[g.name] = job_params(g.name, params), None
+        own = {name: (name, params) for name, params in self.methods.items()}
+        for g, m, params in guests_to_run(STUDY, guests, own, by_method="its fits"):
+            self.methods[g.name], self.only[g.name] = params, None
             self.guest_cells += [
                 Cell(d, g.name, int(n))
                 for d in self.config["datasets"]

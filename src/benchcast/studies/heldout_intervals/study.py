@@ -30,9 +30,6 @@ class HeldoutIntervals(Study):
         "the fold's held-out models (points; Gneiting & Raftery 2007); coverage, width and MAE beside it"
     )
 
-    def protocol_runs(self, label: str) -> list[dict]:
-        return self.jobs.protocol_runs(label)
-
     def protocol_settings(self) -> dict:
         return {"level": float(self.config["level"])}
 

@@ -18,7 +18,7 @@ from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import job_params, make_method
-from benchcast.studies.contract import own_or_guest
+from benchcast.studies.contract import guests_to_run
 
 STUDY = "mdad"
 RUNS = "results/runs/mdad/{dataset}/{method}/n_source={n_source}.parquet"
@@ -124,18 +124,9 @@ class Jobs:
         """Run other studies' methods (:class:`~benchcast.studies.contract.GuestMethod`) at each
         dataset's largest source count. Runs are named by method here, so a guest's label is its
         method's name; one this study runs already, without settings of its own, is that method."""
-        for g in guests:
-            if g.label != g.name:
-                raise ConfigError(
-                    f"{g.asked_by}: '{g.label}' ({g.name}): the MDAD protocol names runs by method, so it cannot "
-                    "run a method under another label. Fix: leave mdad out of this entry's protocols, or drop its label"
-                )
-            if g.name in self.methods:
-                own_or_guest(STUDY, g.label, g.name, self.methods[g.name], g)
-                continue
-            params = dict(g.params or {})
-            m = make_method(g.name, params, where=f"{g.asked_by} ({g.label})")
-            self.methods[g.name] = job_params(g.name, params)
+        own = {name: (name, params) for name, params in self.methods.items()}
+        for g, m, params in guests_to_run(STUDY, guests, own, by_method="its runs"):
+            self.methods[g.name] = params
             for dataset, sources in self.source_counts.items():
                 self.guest_cells.append(
                     Cell(dataset, g.name, max(sources), self._sizes_for(dataset, g.name, m.min_budget()))

@@ -104,9 +104,6 @@ class MDAD(Study):
             ],
         )
 
-    def protocol_runs(self, label: str) -> list[dict]:
-        return self.jobs.protocol_runs(label)
-
     def protocol_settings(self) -> dict:
         return dict(self.config["agreement"])
 

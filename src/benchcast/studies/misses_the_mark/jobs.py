@@ -14,7 +14,7 @@ from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY, job_params, make_method
-from benchcast.studies.contract import own_or_guest
+from benchcast.studies.contract import guests_to_run
 
 STUDY = "misses_the_mark"
 RUNS = "results/runs/misses_the_mark/{dataset}/{split}/{method}/n={n}.parquet"
@@ -118,11 +118,8 @@ class Jobs:
     def add_guests(self, guests) -> None:
         """Run other studies' methods (:class:`~benchcast.studies.contract.GuestMethod`) on this
         grid too; one named like a configured label without settings of its own is that method."""
-        for g in guests:
-            if g.label in self.method_name:
-                own_or_guest(STUDY, g.label, self.method_name[g.label], self._method_params[g.label], g)
-                continue
-            make_method(g.name, g.params, where=f"{g.asked_by} ({g.label})")
+        own = {label: (name, self._method_params[label]) for label, name in self.method_name.items()}
+        for g, _, _ in guests_to_run(STUDY, guests, own):
             self.guests[g.label] = (g.name, dict(g.params or {}))
 
     # -- methods -------------------------------------------------------------------------------

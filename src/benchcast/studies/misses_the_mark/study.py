@@ -57,9 +57,6 @@ class MissesTheMark(Study):
     def costs(self) -> dict:
         return published_costs(self.jobs.method_name)
 
-    def protocol_runs(self, label: str) -> list[dict]:
-        return self.jobs.protocol_runs(label)
-
     @classmethod
     def protocol_trials(cls, frame, settings):
         return trial_errors(frame)

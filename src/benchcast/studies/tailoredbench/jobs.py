@@ -18,7 +18,7 @@ from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
 from benchcast.methods import REGISTRY, job_params, make_method
 from benchcast.methods.irt_methods import check_fit_params
-from benchcast.studies.contract import own_or_guest
+from benchcast.studies.contract import guests_to_run
 
 STUDY = "tailoredbench"
 SPLITS = "results/splits/tailoredbench/{dataset}.parquet"
@@ -102,16 +102,14 @@ class Jobs:
         same method without settings of its own is that setting."""
         budgets = tuple(sorted({int(n) for n in self.config["budgets"]}))
         for g in guests:
-            own = self.settings.get(g.label)
-            if own is not None:
-                own_or_guest(STUDY, g.label, own.method, own.params, g)
-                missing = sorted(set(budgets) - set(own.budgets))
-                if missing:
-                    raise ConfigError(
-                        f"{g.asked_by}: tailoredbench's setting '{g.label}' does not run at inference counts "
-                        f"{missing}. Fix: give the entry another label"
-                    )
-                continue
+            missing = sorted(set(budgets) - set(self.settings[g.label].budgets)) if g.label in self.settings else []
+            if missing:
+                raise ConfigError(
+                    f"{g.asked_by}: tailoredbench's setting '{g.label}' does not run at inference counts "
+                    f"{missing}. Fix: give the entry another label"
+                )
+        own = {name: (s.method, s.params) for name, s in self.settings.items()}
+        for g, _, _ in guests_to_run(STUDY, guests, own):
             self._add(g.label, g.name, dict(g.params or {}), budgets, where=f"{g.asked_by} ({g.label})")
             self.guests.append(g.label)
 

@@ -52,9 +52,6 @@ class TailoredBench(Study):
             ],
         )
 
-    def protocol_runs(self, label: str) -> list[dict]:
-        return self.jobs.protocol_runs(label)
-
     @classmethod
     def protocol_trials(cls, frame, settings):
         return trial_errors(frame)
