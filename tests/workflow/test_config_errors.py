@@ -123,6 +123,24 @@ def test_a_misspelt_method_parameter_is_refused_before_any_job_runs(tmp_path):
     assert run.returncode != 0 and not (work / "results").exists()  # no job ran
 
 
+def test_a_compared_method_whose_package_is_not_installed_is_one_line_naming_the_fix(tmp_path):
+    """The method comparison names a method of a package that this environment lacks."""
+    work = make_workdir(tmp_path / "notinstalled")
+    (work / "compare.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "studies": ["method_comparison"],
+                "method_comparison": {"protocols": ["misses_the_mark"], "methods": [{"name": "my_new_method"}]},
+            }
+        )
+    )
+    line = one_error_line(snakemake(work, "-n", "--configfile", "compare.yaml", check=False))
+    assert line.startswith(
+        f"{work / 'compare.yaml'}: config method_comparison.methods: 'my_new_method': unknown method"
+    ), line
+    assert line.endswith("install the package that registers it (`benchcast methods` lists what is installed)")
+
+
 def test_a_missing_config_file_ends_in_a_last_line_naming_it(tmp_path):
     """Snakemake reads --configfile before the Snakefile, so the workflow cannot catch a missing one
     (docs/configuration.md says so): Snakemake's own traceback ends in a line naming the file. This

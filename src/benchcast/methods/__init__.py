@@ -39,7 +39,8 @@ def make_method(name: str, params: dict | None = None, where: str | None = None)
     if name not in REGISTRY:
         raise ConfigError(
             f"{prefix}unknown method '{name}'{did_you_mean(name, REGISTRY) or '.'} Known methods: "
-            f"{', '.join(sorted(REGISTRY))}. Fix: use one of these names"
+            f"{', '.join(sorted(REGISTRY))}. Fix: use one of these names, or install the package that registers "
+            "it (`benchcast methods` lists what is installed)"
         )
     params = strip_origin(name, params, prefix)
     check_keywords(REGISTRY[name], params, f"{prefix}method '{name}'")

@@ -78,7 +78,7 @@ def guests_to_run(
             own_or_guest(study, g.label, *own[g.label], g)
             continue
         params = dict(g.params or {})
-        yield g, make_method(g.name, params, where=f"{g.asked_by} ({g.label})"), job_params(g.name, params)
+        yield g, make_method(g.name, params, where=f"{g.asked_by}: '{g.label}'"), job_params(g.name, params)
 
 
 class Study:

@@ -175,3 +175,13 @@ def test_the_interval_score_rewards_a_covering_narrow_interval_and_penalises_mis
     truth = np.array([0.5, 0.5, 0.5])
     lower, upper = np.array([0.4, 0.45, 0.6]), np.array([0.6, 0.55, 0.7])
     assert interval_score(lower, upper, truth, 0.9).tolist() == pytest.approx([0.2, 0.1, 0.1 + 20 * 0.1])
+
+
+def test_side_by_side_says_where_two_methods_ranks_differ_by_more_than_their_spread():
+    from benchcast.studies.method_comparison.analysis import side_by_side
+
+    t = rankings(scores_table(), ["a", "b", "c"])
+    s = summary({"p1": t}, ["a", "b", "c"])
+    both = side_by_side(s, "a", "c").iloc[0]
+    assert not both.apart and both.spread == pytest.approx(np.std([1, 1.5, 3], ddof=1))
+    assert side_by_side(s, "a", "b").iloc[0].apart  # b is worse in every trial: its ranks never move

@@ -109,3 +109,21 @@ def ranking_markdown(table: pd.DataFrame) -> str:
 def rank_points(summary_table: pd.DataFrame) -> dict[str, np.ndarray]:
     """For the figure: per method, its mean rank over every (protocol, budget) column."""
     return {m: g["rank"].to_numpy() for m, g in summary_table.groupby("method", sort=False)}
+
+
+def side_by_side(summary_table: pd.DataFrame, method: str, other: str) -> pd.DataFrame:
+    """Two methods' mean ranks per protocol and budget, with the larger of their trial-to-trial SDs:
+    ``apart`` is whether the ranks differ by more than that spread (for a reimplementation of a
+    method, it should never be)."""
+    a = summary_table[summary_table["method"] == method].set_index(["protocol", "budget"])
+    b = summary_table[summary_table["method"] == other].set_index(["protocol", "budget"])
+    both = a.index.intersection(b.index, sort=False)
+    out = pd.DataFrame(
+        {
+            f"rank_{method}": a.loc[both, "rank"],
+            f"rank_{other}": b.loc[both, "rank"],
+            "spread": np.fmax(a.loc[both, "rank_sd"], b.loc[both, "rank_sd"]),
+        }
+    )
+    out["apart"] = (out[f"rank_{method}"] - out[f"rank_{other}"]).abs() > out["spread"]
+    return out.reset_index()

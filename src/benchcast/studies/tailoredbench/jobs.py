@@ -110,7 +110,7 @@ class Jobs:
                 )
         own = {name: (s.method, s.params) for name, s in self.settings.items()}
         for g, _, _ in guests_to_run(STUDY, guests, own):
-            self._add(g.label, g.name, dict(g.params or {}), budgets, where=f"{g.asked_by} ({g.label})")
+            self._add(g.label, g.name, dict(g.params or {}), budgets, where=f"{g.asked_by}: '{g.label}'")
             self.guests.append(g.label)
 
     def protocol_runs(self, label: str) -> list[dict]:
