@@ -69,6 +69,19 @@ def interrupted(root: Path, after_jobs: int, sig: signal.Signals) -> tuple[Path,
         time.sleep(0.05)
     assert proc.poll() is None, f"the run ended before {after_jobs} jobs:\n{log.read_text()[-2000:]}"
     os.killpg(proc.pid, sig)
+    # Snakemake's log handler drops a KeyboardInterrupt raised while it writes a line
+    # (snakemake/logging.py: ``except (KeyboardInterrupt, SystemExit): pass``), so a Ctrl-C can be
+    # lost; a user presses it again. Again only while Snakemake has not said it is stopping.
+    for _ in range(20):
+        if (
+            sig != signal.SIGINT
+            or proc.poll() is not None
+            or "Terminating processes on user request" in log.read_text()
+        ):
+            break
+        time.sleep(1)
+        if proc.poll() is None and "Terminating processes on user request" not in log.read_text():
+            os.killpg(proc.pid, sig)
     proc.wait(timeout=600)
     return work, subprocess.CompletedProcess(cmd, proc.returncode, log.read_text(), "")
 

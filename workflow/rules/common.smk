@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # run from a clone with
 from benchcast.data.catalog import load_catalog, shipped_catalog  # noqa: E402
 from benchcast.data.raw_files import check_raw_dir, download_targets, mirror_file  # noqa: E402
 from benchcast.errors import ConfigError, did_you_mean  # noqa: E402
-from benchcast.studies import registry as study_registry  # noqa: E402
+from benchcast.studies import build_studies, registry as study_registry  # noqa: E402
 from benchcast.workflow.resources import JobResources, slurm_nice  # noqa: E402
 from benchcast.data.item_level import dataset_tables  # noqa: E402
 from benchcast.workflow.support import (  # noqa: E402
@@ -120,33 +120,22 @@ def full_study_section(name):
     return section
 
 
-# A selected study may ask others to run its methods under their protocols (method_comparison,
-# benchcast.studies.contract): ASKS[study] = the studies it asks; GUESTS[study] = the methods it is
-# asked to run. Their rules load before the asking study's (RULE_STUDIES: the Snakefile's includes);
-# only the selected studies' outputs are built.
-ASKS, GUESTS = {}, {}
-for _study in config["studies"]:
-    try:
-        _asked = study_registry()[_study].guest_methods(study_config(_study))
-    except ConfigError as exc:
-        raise located(exc, CONFIG_SOURCES) from None
-    ASKS[_study] = list(_asked)
-    for _target, _entries in _asked.items():
-        GUESTS.setdefault(_target, []).extend(_entries)
-RULE_STUDIES = list(dict.fromkeys([*GUESTS, *config["studies"]]))
-LOADED = {}  # study -> its Study, once its rules file loaded it
+# The studies of this run (benchcast.studies.build_studies): the selected ones and those a selected
+# study asks to run methods under their protocols (method_comparison), built before any rule loads;
+# their rules files load in this order (RULE_STUDIES: the Snakefile's includes); only the selected
+# studies' outputs are built.
+try:
+    BUILT = build_studies(config["studies"], study_config, CATALOG)
+except ConfigError as exc:  # its key's file (or --config) in front
+    raise located(exc, CONFIG_SOURCES) from None
+RULE_STUDIES = list(BUILT)
 
 
 def load_study(name):
     """The study ``name`` for this run (its benchcast.studies.Study, built on its validated config),
     with its outputs, datasets, index entry and costs registered for the shared rules; whether the run
     is the study's full run (its own config file's) or a slice of it is the study's ``full_run``."""
-    try:
-        others = {s: LOADED[s] for s in ASKS.get(name, [])}
-        unit = study_registry()[name](study_config(name), CATALOG, GUESTS.get(name, ()), others)
-    except ConfigError as exc:  # its key's file (or --config) in front
-        raise located(exc, CONFIG_SOURCES) from None
-    LOADED[name] = unit
+    unit = BUILT[name]
     full = full_study_section(name)
     unit.full_run = None if full is None else unit.config == full
     STUDY_OUTPUTS[name] = unit.outputs()

@@ -11,12 +11,13 @@ choices that shared code takes as arguments, and the paper's own procedures. Wha
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from benchcast.errors import ConfigError
 from benchcast.studies.contract import Study
 
-__all__ = ["Study", "artifact_config_files", "job_groups", "registry"]
+__all__ = ["Study", "artifact_config_files", "build_studies", "job_groups", "registry"]
 
 
 def registry() -> dict[str, type[Study]]:
@@ -53,3 +54,22 @@ def artifact_config_files() -> tuple[list[str], list[str]]:
     ``config/all_papers.yaml``'s ``include: artifact``."""
     studies = [cls for cls in registry().values() if cls.artifact]
     return [cls.name for cls in studies], [cls.config_path() for cls in studies if cls.config_path()]
+
+
+def build_studies(selected: list[str], section: Callable[[str], Mapping], catalog) -> dict[str, Study]:
+    """Every study a run needs, built in the order their rules load: the studies a selected study
+    asks to run methods under their protocols (:meth:`Study.guest_methods`) first, each with the
+    methods it is asked to run, then the selected ones, each with the studies it asked.
+    ``section(name)``: the study's validated config section."""
+    studies = registry()
+    asks, guests = {}, {}
+    for name in selected:
+        asked = studies[name].guest_methods(section(name))
+        asks[name] = list(asked)
+        for target, entries in asked.items():
+            guests.setdefault(target, []).extend(entries)
+    built: dict[str, Study] = {}
+    for name in dict.fromkeys([*guests, *selected]):
+        others = {s: built[s] for s in asks.get(name, [])}
+        built[name] = studies[name](section(name), catalog, guests.get(name, ()), others)
+    return built

@@ -74,11 +74,12 @@ def guests_to_run(
                 f"{g.asked_by}: '{g.label}' ({g.name}): {study} names {by_method} by method, so it cannot run a "
                 f"method under another label. Fix: leave {study} out of this entry's protocols, or drop its label"
             )
+        params = dict(g.params or {})
+        method = make_method(g.name, params, where=f"{g.asked_by}: '{g.label}'")
         if g.label in own:
             own_or_guest(study, g.label, *own[g.label], g)
             continue
-        params = dict(g.params or {})
-        yield g, make_method(g.name, params, where=f"{g.asked_by}: '{g.label}'"), job_params(g.name, params)
+        yield g, method, job_params(g.name, params)
 
 
 class Study:

@@ -14,9 +14,9 @@ from snakemake.utils import validate as snakemake_validate
 from benchcast.completion.completers import COMPLETERS
 from benchcast.data.catalog import load_catalog
 from benchcast.errors import ConfigError, check_keywords, keyword_names
-from benchcast.methods import REGISTRY, make_method
+from benchcast.methods import REGISTRY, load_plugins, make_method
 from benchcast.methods.collaborative_filtering import CFSettings
-from benchcast.studies import registry
+from benchcast.studies import build_studies, registry
 from benchcast.studies.benchpress.analysis import validate_grid_config
 from benchcast.workflow.config_check import (
     ConfigSources,
@@ -140,6 +140,8 @@ def _method_entries(study: str, section: dict):
             yield s.setdefault("params", {}), REGISTRY[s["method"]]
         for fig in section.get("figures", {}).values():
             yield fig.setdefault("params", {}), REGISTRY["tailoredbench"]
+    elif study == "method_comparison":
+        yield from ((m.setdefault("params", {}), REGISTRY[m["name"]]) for m in section["methods"])
     elif study == "benchpress":
         for m in section["methods"]:
             m["grid"] = [dict(g) for g in m.get("grid") or COMPLETERS[m["name"]].grid or [{}]]
@@ -147,9 +149,14 @@ def _method_entries(study: str, section: dict):
 
 
 def _build(study: str, section: dict, catalog) -> None:
-    """What the workflow builds from a study's section when the Snakefile is parsed: the study
-    (load_study), and for BenchPress the grid its rules file reads."""
-    registry()[study](section, catalog)
+    """What the workflow builds from a study's section when the Snakefile is parsed: the study and
+    the studies it asks (build_studies; they with their own full configs), and for BenchPress the
+    grid its rules file reads."""
+    sections = {study: section}
+    for other in registry()[study].guest_methods(section):
+        sections[other] = yaml.safe_load((REPO / "config" / f"{other}.yaml").read_text())[other]
+        validate(sections[other], load_schema(SCHEMAS / f"{other}.schema.yaml"), other, ConfigSources([]))
+    build_studies([study], sections.__getitem__, catalog)
     if study == "benchpress":
         validate_grid_config(section["transforms"], section["methods"])
 
@@ -159,6 +166,9 @@ def _study_sections():
         path = REPO / "config" / f"{study}.yaml"
         if path.is_file():
             section = yaml.safe_load(path.read_text()).get(study)
+            if section and study == "method_comparison":  # the methods this environment has
+                load_plugins()
+                section["methods"] = [m for m in section["methods"] if m["name"] in REGISTRY]
             if section:
                 yield study, section
 

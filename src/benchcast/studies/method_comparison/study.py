@@ -23,6 +23,7 @@ class MethodComparison(Study):
 
     @classmethod
     def guest_methods(cls, config) -> dict[str, list[GuestMethod]]:
+        from benchcast.methods import make_method
         from benchcast.studies import registry
 
         studies = registry()
@@ -40,6 +41,7 @@ class MethodComparison(Study):
             if label in labels:
                 raise ConfigError(f"{WHERE}: '{label}' is listed twice. Fix: give one a label of its own")
             labels.add(label)
+            make_method(entry["name"], entry.get("params"), where=f"{WHERE}: '{label}'")  # name and settings, first
             for protocol in entry.get("protocols") or config["protocols"]:
                 if protocol not in asked:
                     raise ConfigError(
