@@ -47,7 +47,7 @@ class GuestMethod:
     asked_by: str  # the config key that lists it, for errors
 
 
-def own_or_guest(study: str, label: str, own_name: str, own_params: Mapping, guest: GuestMethod) -> None:
+def _own_or_guest(study: str, label: str, own_name: str, own_params: Mapping, guest: GuestMethod) -> None:
     """Check that ``guest`` may share the study's own method ``label`` (same method; no settings of
     its own, or the same): then its results are the study's own jobs'."""
     own_params = {k: v for k, v in own_params.items() if k != ORIGIN_KEY}
@@ -63,7 +63,7 @@ def guests_to_run(
     study: str, guests: Iterable[GuestMethod], own: Mapping[str, tuple[str, Mapping]], by_method: str = ""
 ):
     """The guests a study runs itself, each as ``(guest, method, job params)``: the others are its
-    own methods (``own``: label -> (method name, settings); :func:`own_or_guest` checks them).
+    own methods (``own``: label -> (method name, settings); :func:`_own_or_guest` checks them).
     ``by_method``: what the study names by method (its files), when it does -- then a guest's label
     must be its method's name."""
     from benchcast.methods import job_params, make_method
@@ -77,7 +77,7 @@ def guests_to_run(
         params = dict(g.params or {})
         method = make_method(g.name, params, where=f"{g.asked_by}: '{g.label}'")
         if g.label in own:
-            own_or_guest(study, g.label, *own[g.label], g)
+            _own_or_guest(study, g.label, *own[g.label], g)
             continue
         yield g, method, job_params(g.name, params)
 

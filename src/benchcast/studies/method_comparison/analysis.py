@@ -85,17 +85,22 @@ def summary(tables: Mapping[str, pd.DataFrame], methods: Sequence[str]) -> pd.Da
     ).reset_index(drop=True)
 
 
+def summary_columns(summary_table: pd.DataFrame, protocol_order: Sequence[str]) -> list[tuple[str, float]]:
+    """The summary's (protocol, budget) columns: the protocols in order, each's budgets ascending."""
+    return [
+        (p, b)
+        for p in protocol_order
+        for b in sorted(summary_table.loc[summary_table["protocol"] == p, "budget"].unique())
+    ]
+
+
 def summary_markdown(summary_table: pd.DataFrame, methods: Sequence[str], protocol_order: Sequence[str]) -> str:
     """One row per method, one column per (protocol, budget): ``mean rank ± trial-to-trial SD``."""
     cells = summary_table.assign(
         column=[f"{p} {_budget(b)}" for p, b in zip(summary_table["protocol"], summary_table["budget"])],
         value=[f"{r:.2f} ± {s:.2f}" for r, s in zip(summary_table["rank"], summary_table["rank_sd"])],
     )
-    columns = [
-        f"{p} {_budget(b)}"
-        for p in protocol_order
-        for b in sorted(summary_table.loc[summary_table["protocol"] == p, "budget"].unique())
-    ]
+    columns = [f"{p} {_budget(b)}" for p, b in summary_columns(summary_table, protocol_order)]
     wide = cells.pivot(index="method", columns="column", values="value").reindex(index=list(methods), columns=columns)
     wide = wide.fillna("-").reset_index()
     return to_markdown(wide)
@@ -104,11 +109,6 @@ def summary_markdown(summary_table: pd.DataFrame, methods: Sequence[str], protoc
 def ranking_markdown(table: pd.DataFrame) -> str:
     shown = table.assign(budget=table["budget"].map(_budget))
     return to_markdown(shown.round(3))
-
-
-def rank_points(summary_table: pd.DataFrame) -> dict[str, np.ndarray]:
-    """For the figure: per method, its mean rank over every (protocol, budget) column."""
-    return {m: g["rank"].to_numpy() for m, g in summary_table.groupby("method", sort=False)}
 
 
 def side_by_side(summary_table: pd.DataFrame, method: str, other: str) -> pd.DataFrame:

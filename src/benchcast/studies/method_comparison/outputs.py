@@ -9,7 +9,13 @@ import pandas as pd
 
 from benchcast.data.io import write_csv_atomic, write_text_atomic
 from benchcast.output.plots import rank_plot
-from benchcast.studies.method_comparison.analysis import ranking_markdown, rankings, summary, summary_markdown
+from benchcast.studies.method_comparison.analysis import (
+    ranking_markdown,
+    rankings,
+    summary,
+    summary_columns,
+    summary_markdown,
+)
 
 
 def write_outputs(
@@ -38,5 +44,4 @@ def write_outputs(
         "protocol and budget; methods whose mean ranks differ by less than the SD are not told apart.\n\n"
     )
     write_text_atomic(outputs["summary_md"], head + summary_markdown(table, order, list(scores)))
-    columns = [(p, b) for p in scores for b in sorted(table.loc[table["protocol"] == p, "budget"].unique())]
-    rank_plot(table, order, columns, outputs["figure"])
+    rank_plot(table, order, summary_columns(table, list(scores)), outputs["figure"])
