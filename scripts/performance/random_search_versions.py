@@ -1,5 +1,9 @@
 """Random-Search-Learn's fit with this code and an older checkout, side by side, at given shapes.
 
+Two kinds of case: MDAD's (below) and the "misses the mark" grid's, ``mtm:dataset:split:n``: the first
+``--trials`` trials of the workflow's ``results/splits/misses_the_mark/<dataset>/<split>.parquet``,
+each fitted from the stream the grid's jobs use, the core sets of all of them compared.
+
 MDAD's cross-paper grid fits Random-Search-Learn (10,000 candidates) on up to 300 source models and
 the seen half of the items, at sizes up to 250 items: shapes the "misses the mark" grid never reaches
 (its Random-Search-Learn jobs are among the artifact's longest). For each ``dataset:n_source:budget``
@@ -27,7 +31,7 @@ from paired import alternate
 HERE = Path(__file__).resolve().parents[2] / "src"
 
 
-def _child(run: Path, case: str) -> None:
+def _child(run: Path, case: str, trials: int) -> None:
     import numpy as np
     from threadpoolctl import threadpool_limits
 
@@ -35,6 +39,9 @@ def _child(run: Path, case: str) -> None:
     from benchcast.methods import make_method
     from benchcast.studies.mdad.protocol import draw_trial
 
+    if case.startswith("mtm:"):
+        _child_mtm(run, case, trials)
+        return
     dataset, n_source, budget = case.split(":")
     matrix = load_response_matrix(run / "results" / "data" / dataset, dataset)
     trial = draw_trial(len(matrix.scores), np.asarray(matrix.subtasks), int(n_source), 50, 0, 0)
@@ -49,9 +56,36 @@ def _child(run: Path, case: str) -> None:
     print(json.dumps({"s": seconds, "core": digest, "scored": fit.candidates_scored_}))
 
 
-def _measure(src: Path, run: Path, case: str) -> dict:
+def _child_mtm(run: Path, case: str, trials: int) -> None:
+    import numpy as np
+    import pandas as pd
+    from threadpoolctl import threadpool_limits
+
+    from benchcast import seeding
+    from benchcast.data.item_level import load_response_matrix
+    from benchcast.methods import make_method
+    from benchcast.trials.runner import splits_by_trial
+
+    _, dataset, split, budget = case.split(":")
+    matrix = load_response_matrix(run / "results" / "data" / dataset, dataset)
+    splits = pd.read_parquet(run / "results" / "splits" / "misses_the_mark" / dataset / f"{split}.parquet")
+    by_trial = splits_by_trial(splits, matrix)
+    cores = []
+    with threadpool_limits(1):
+        t0, w0 = time.process_time(), time.perf_counter()
+        for trial in sorted(by_trial)[:trials]:
+            fit = make_method("random_search_learn", {"num_search": 10_000}).fit(
+                matrix.scores[by_trial[trial][0]], int(budget), seeding.rng(0, trial, "method:random_search_learn")
+            )
+            cores.append(np.asarray(fit.coreset_, np.int64))
+        seconds, wall = time.process_time() - t0, time.perf_counter() - w0
+    digest = hashlib.sha256(np.concatenate(cores).tobytes()).hexdigest()[:12]
+    print(json.dumps({"s": seconds, "wall": wall, "core": digest}))
+
+
+def _measure(src: Path, run: Path, case: str, trials: int) -> dict:
     env = {**os.environ, "PYTHONPATH": str(src), "OMP_NUM_THREADS": "1"}
-    cmd = [sys.executable, __file__, "--child", case, "--run", str(run)]
+    cmd = [sys.executable, __file__, "--child", case, "--run", str(run), "--trials", str(trials)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -64,17 +98,20 @@ def main() -> None:
         "--cases", nargs="+", default=["ifeval:300:250", "musr:300:250", "openllm_math:300:250", "mdad_gpqa:300:200"]
     )
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--trials", type=int, default=10, help="trials of an mtm: case")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        _child(args.run, args.child)
+        _child(args.run, args.child, args.trials)
         return
     if args.baseline is None:
         p.error("--baseline is required")
     print(f"{'case':<22} {'baseline s':>11} {'this code s':>12} {'ratio':>6}  same core set")
     for case in args.cases:
         base, ours = alternate(
-            lambda: _measure(args.baseline, args.run, case), lambda: _measure(HERE, args.run, case), args.repeats
+            lambda: _measure(args.baseline, args.run, case, args.trials),
+            lambda: _measure(HERE, args.run, case, args.trials),
+            args.repeats,
         )
         b, o = min(r["s"] for r in base), min(r["s"] for r in ours)
         same = {r["core"] for r in base} == {r["core"] for r in ours} and len({r["core"] for r in ours}) == 1

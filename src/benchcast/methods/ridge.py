@@ -130,58 +130,32 @@ def ridge_fit(X: np.ndarray, Y: np.ndarray, alpha: float) -> tuple[np.ndarray, n
     return coef, intercept
 
 
-def _solve_regularized(
-    gram: np.ndarray, rhs: np.ndarray, alpha: float, gram32: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(gram[b] + alpha I)^-1 rhs[b]`` for a stack of symmetric PSD matrices.
-
-    Returns ``(x, err)``: the solutions and, per problem, a bound on ``||x - x*||_2`` (zero for
-    the float64 solves, whose rounding the callers' margins absorb).
+def _solve_regularized(gram: np.ndarray, rhs: np.ndarray, alpha: float) -> np.ndarray:
+    """``(gram[b] + alpha I)^-1 rhs[b]`` for a stack of symmetric PSD matrices, in float64.
 
     Matrices of size >= 64 go one at a time through LAPACK's Cholesky routines (a third of the
     flops of LU); smaller ones through the batched ``np.linalg.solve``, whose C loop beats the
-    per-call overhead. Given ``gram32`` (``gram`` in float32), the large ones are factorised and
-    solved in float32 (``spotrf``: 1.8x faster than ``dpotrf`` at 200 x 200) and ``err = ||r||_2 /
-    alpha`` from the float64 residual ``r = rhs - (gram + alpha I) x``: a bound exact up to float64
-    rounding, because ``lambda_min(gram + alpha I) >= alpha`` for a PSD ``gram``. (A float64
-    refinement step would shrink ``err`` ~1000x, but the unrefined one is already far below the
-    spread of the candidates' gaps -- the same ~32 of 10,000 candidates need the leave-one-out fit
-    -- and skipping it is 10% faster on MuSR n = 200.)
+    per-call overhead.
     """
     k = gram.shape[1]
     diag = np.arange(k)
-    err = np.zeros(len(gram))
     if k < 64:
         reg = gram.copy()
         reg[:, diag, diag] += alpha
-        return np.linalg.solve(reg, rhs[..., None])[..., 0], err
-    from scipy.linalg import blas, lapack
+        return np.linalg.solve(reg, rhs[..., None])[..., 0]
+    from scipy.linalg import lapack
 
     out = np.empty_like(rhs)
     for b in range(len(gram)):
-        if gram32 is not None:
-            reg = gram32[b].copy()
-            reg.flat[:: k + 1] += alpha
-            # reg.T is the same symmetric matrix in Fortran order: LAPACK works on it in place
-            upper, info = lapack.spotrf(reg.T, lower=0, overwrite_a=1, clean=0)
-            if info == 0:
-
-                def solve32(v):  # U^T U x = v; two strsv beat spotrs's overhead 3x
-                    return blas.strsv(upper, blas.strsv(upper, v.astype(np.float32), trans=1), trans=0)
-
-                x = solve32(rhs[b]).astype(float)
-                r = rhs[b] - gram[b] @ x - alpha * x
-                out[b], err[b] = x, np.sqrt(r @ r) / alpha
-                continue
         reg = gram[b].T.copy(order="F")  # symmetric: Fortran order spares LAPACK a copy
         reg[diag, diag] += alpha
-        _, x, info = lapack.dposv(reg, rhs[b], lower=0, overwrite_a=1, overwrite_b=0)
-        if info != 0:  # numerically not positive definite: LU fallback
+        _, x, status = lapack.dposv(reg, rhs[b], lower=0, overwrite_a=1, overwrite_b=0)
+        if status != 0:  # numerically not positive definite: LU fallback
             reg = gram[b].copy()
             reg[diag, diag] += alpha
             x = np.linalg.solve(reg, rhs[b])
         out[b] = x
-    return out, err
+    return out
 
 
 def bound_uses_gathered_gram(m: int, p: int, n_val: int = 0, n_alphas: int = len(DEFAULT_ALPHAS)) -> bool:
@@ -259,15 +233,20 @@ class CandidateProducts:
             xm = self.x_mean[cand]
             G -= m * xm[:, :, None] * xm[:, None, :]
             return G
+        gram = self.all_columns_gram()
+        out = np.empty((len(cand), cand.shape[1], cand.shape[1]))
+        for b, c in enumerate(cand):  # rows, then columns: 1.6x the 3-D fancy index's speed
+            np.take(np.take(gram, c, axis=0), c, axis=1, out=out[b])
+        return out
+
+    def all_columns_gram(self) -> np.ndarray:
+        """``Xcᵀ Xc`` of all ``N`` columns (N, N), computed once."""
         if self._gram is None:
-            Xc = np.asarray(self._cols[:, :m], dtype=float)
+            Xc = np.asarray(self._cols[:, : self.m], dtype=float)
             if self.exact32:
                 Xc = Xc - self.x_mean[:, None]
             self._gram = Xc @ Xc.T
-        out = np.empty((len(cand), cand.shape[1], cand.shape[1]))
-        for b, c in enumerate(cand):  # rows, then columns: 1.6x the 3-D fancy index's speed
-            np.take(np.take(self._gram, c, axis=0), c, axis=1, out=out[b])
-        return out
+        return self._gram
 
     @property
     def gather_gram(self) -> bool:
@@ -307,11 +286,8 @@ def ridge_validation_gaps_per_alpha(
     (``"primal"`` / ``"dual"``) overrides the choice, for tests and timings.
 
     ``certified_float32=True`` returns certified *lower bounds* on those gaps instead, for a
-    primal form with ``p >= FLOAT32_MIN_COLUMNS``: the Cholesky factorisations and solves run in
-    float32 (:func:`_solve_regularized`), and each gap is lowered by the most the solution error
-    ``||δ|| <= ||r|| / alpha`` can change it, ``mean_v ||x_v - x̄|| * ||δ||`` (Cauchy-Schwarz;
-    up to ~1e-3 of the gap, against a ~20% spread between the best candidates' gaps on the
-    leaderboards). Everywhere else the float64 solves run and the gaps are the exact ones.
+    primal form with ``p >= FLOAT32_MIN_COLUMNS`` (:func:`_certified_bounds`); everywhere else the
+    float64 solves run and the gaps are the exact ones.
     """
     candidates = np.asarray(candidates)
     m, p = train_X.shape[0], candidates.shape[1]
@@ -321,9 +297,17 @@ def ridge_validation_gaps_per_alpha(
     if form not in (None, "primal", "dual"):
         raise ValueError(f"form must be 'primal', 'dual' or None, got {form!r}")
     dual = form == "dual" if form else not bound_uses_gathered_gram(m, p, len(val_y), len(alphas))
+    alphas = np.asarray(alphas, dtype=float)
     if not dual:
         xty_all = (train_X - products.x_mean).T @ yc
-    alphas = np.asarray(alphas, dtype=float)
+        if certified_float32 and p >= FLOAT32_MIN_COLUMNS:
+            bounds = _certified_bounds(products, xty_all, val_X, val_y, y_mean, candidates, alphas, batch_size)
+            failed = np.flatnonzero(np.isnan(bounds).any(axis=1))
+            if failed.size:  # numerically not positive definite in float32: the float64 solves
+                bounds[failed] = ridge_validation_gaps_per_alpha(
+                    train_X, train_y, val_X, val_y, candidates[failed], alphas, batch_size, form="primal"
+                )
+            return bounds
     gaps = np.empty((len(candidates), len(alphas)))
     for start in range(0, len(candidates), batch_size):
         cand = candidates[start : start + batch_size]
@@ -337,18 +321,44 @@ def ridge_validation_gaps_per_alpha(
             rhs = xty_all[cand]
             Xv = val_X[:, cand]  # (n_val, B, p)
             xm = products.x_mean[cand]  # (B, p)
-            gram32 = gram.astype(np.float32) if certified_float32 and p >= FLOAT32_MIN_COLUMNS else None
-            if gram32 is not None:
-                val_norm = np.sqrt(((Xv - xm[None]) ** 2).sum(axis=2)).mean(axis=0)  # mean_v ||x_v - x̄||, (B,)
         for k, a in enumerate(alphas):
             if dual:
-                w, _ = _solve_regularized(K, rhs, a)
+                w = _solve_regularized(K, rhs, a)
                 pred = y_mean + np.einsum("bvm,bm->bv", C, w)
-                slack = 0.0
             else:
-                coef, err = _solve_regularized(gram, rhs, a, gram32)
+                coef = _solve_regularized(gram, rhs, a)
                 intercept = y_mean - np.einsum("bp,bp->b", xm, coef)
                 pred = np.einsum("vbp,bp->bv", Xv, coef) + intercept[:, None]
-                slack = val_norm * err if gram32 is not None else 0.0
-            gaps[start : start + B, k] = np.abs(pred - val_y[None, :]).mean(axis=1) - slack
+            gaps[start : start + B, k] = np.abs(pred - val_y[None, :]).mean(axis=1)
+    return gaps
+
+
+def _certified_bounds(products, xty_all, val_X, val_y, y_mean, candidates, alphas, batch_size) -> np.ndarray:
+    """Certified lower bounds on the primal form's fixed-alpha validation gaps, solved in float32.
+
+    Each candidate's regularised Gram matrix is factorised and solved in float32 (``spotrf``: 1.8x
+    faster than ``dpotrf`` at 200 x 200) and its solution error bounded by ``||δ|| <= ||r||_2 /
+    alpha`` from the float64 residual ``r = rhs - (gram + alpha I) x``: exact up to float64 rounding,
+    because ``lambda_min(gram + alpha I) >= alpha`` for a PSD ``gram``. Each gap is lowered by the most
+    that error can change it, ``mean_v ||x_v - x̄|| * ||δ||`` (Cauchy-Schwarz; up to ~1e-3 of the gap,
+    against a ~20% spread between the best candidates' gaps on the leaderboards), so pruning by these
+    bounds stays exact. (A float64 refinement step would shrink the slack ~1000x, but the same ~32
+    of 10,000 candidates need the leave-one-out fit without it.) The loop over candidates is compiled
+    (:mod:`benchcast.methods.ridge_numba`). A candidate whose float32 factorisation fails gets NaN
+    bounds (its caller solves it in float64).
+    """
+    from benchcast.methods import ridge_numba
+
+    cand = np.sort(candidates, axis=1)  # same subsets; ascending columns gather faster
+    gaps = np.empty((len(cand), len(alphas)))
+    info = np.zeros((len(cand), len(alphas)), np.int32)
+    args = (np.ascontiguousarray(xty_all), products.x_mean, np.ascontiguousarray(np.asarray(val_X, float).T))
+    args += (np.ascontiguousarray(val_y, dtype=float), float(y_mean), alphas)
+    if products.gather_gram:
+        ridge_numba.bounds_from_all_columns(products.all_columns_gram(), cand, *args, gaps, info)
+    else:
+        for start in range(0, len(cand), batch_size):
+            part = slice(start, start + batch_size)
+            ridge_numba.bounds_from_grams(products.gram(cand[part]), cand[part], *args, gaps[part], info[part])
+    gaps[(info != 0).any(axis=1)] = np.nan
     return gaps
