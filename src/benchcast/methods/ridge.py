@@ -22,11 +22,11 @@ import numpy as np
 
 DEFAULT_ALPHAS = (0.1, 1.0, 10.0)
 
-#: smallest candidate size whose primal bound is worth a float32 factorisation: single-thread
-#: Random-Search-Learn on the real leaderboards (scripts/performance/benchmark_random_search.py) runs 1.2x
-#: faster at n = 200, but 0.86x at n = 100, where the extra LAPACK/BLAS calls cost more
-#: than the float32 Cholesky saves
-FLOAT32_MIN_COLUMNS = 160
+#: smallest candidate size whose primal bound takes the compiled float32 route
+#: (:func:`_certified_bounds`): single-thread Random-Search-Learn on MuSR (interpolation, 3 trials;
+#: scripts/performance/random_search_versions.py) ran 2.0x faster at n = 100 and 2.3x at n = 50 than
+#: through the float64 solves, and as fast at n = 10 and 25, with the same core sets
+FLOAT32_MIN_COLUMNS = 32
 
 
 @dataclass

@@ -3,6 +3,9 @@
 A list-scheduling simulation (Graham 1969): whenever a core is free, the ready job with the longest
 remaining path to the end of the graph (its own time plus its longest chain of dependants) starts
 on it -- the critical-path rule, which is what Snakemake's priorities approximate for our grids.
+Given the jobs' Snakemake priorities, the simulation follows them instead, as Snakemake does: the
+ready job of the highest priority first, equal priorities in name order (Snakemake knows no
+durations), which shows what the workflow's priorities cost against the critical-path rule.
 Every job takes one core (the workflow's jobs are single-threaded; ``threads`` > 1 would need a
 width). The projection is a lower bound on real runs only up to scheduler overhead and I/O; the
 critical path bounds any schedule from below, whatever the number of cores.
@@ -72,11 +75,19 @@ def critical_path(seconds: Mapping[str, float], deps: Mapping[str, Set[str]]) ->
     return length, chain
 
 
-def simulate(seconds: Mapping[str, float], deps: Mapping[str, Set[str]], cores: int) -> float:
-    """Makespan of the critical-path list schedule of the graph on ``cores`` identical cores."""
+def simulate(
+    seconds: Mapping[str, float],
+    deps: Mapping[str, Set[str]],
+    cores: int,
+    priority: Mapping[str, int] | None = None,
+) -> float:
+    """Makespan of the list schedule of the graph on ``cores`` identical cores: the critical-path
+    rule, or Snakemake's (``priority``: job -> its priority, absent = 0; ties by name)."""
     if cores < 1:
         raise ValueError(f"cores must be >= 1, got {cores}")
     level = remaining_path(seconds, deps)
+    if priority is not None:
+        level = {job: float(priority.get(job, 0)) for job in seconds}
     after = _dependants(seconds, deps)
     waiting = {job: len(deps.get(job, ())) for job in seconds}
     # ties broken by name, so the projection does not depend on dict order

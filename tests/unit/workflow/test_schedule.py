@@ -59,3 +59,15 @@ def test_bad_graphs_are_refused():
         simulate({"a": 1.0, "b": 1.0}, {"a": {"b"}, "b": {"a"}}, 2)
     with pytest.raises(ValueError, match="cores"):
         simulate({"a": 1.0}, {}, 0)
+
+
+def test_snakemake_priorities_replace_the_critical_path_rule():
+    # the same graph as above: with priorities that put b and c first, the chain a -> long ends last
+    seconds = {"a": 1.0, "long": 10.0, "b": 5.0, "c": 5.0}
+    deps = {"long": {"a"}}
+    assert simulate(seconds, deps, 2, priority={"b": 5, "c": 5}) == 16.0
+    # priorities that agree with the chain give the critical-path schedule; absent = 0, ties by name
+    assert simulate(seconds, deps, 2, priority={"a": 10, "long": 10}) == 11.0
+    # all 0: a and b start (names); at 1 s c goes before long (names), long starts at 5 s, ends at 15 s
+    assert simulate(seconds, deps, 2, priority={}) == 15.0
+    assert simulate(seconds, deps, 1, priority={"b": 1}) == 21.0
