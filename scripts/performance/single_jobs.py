@@ -94,9 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(rows[-1], flush=True)
     table = pd.DataFrame(rows)
-    print(table.to_markdown(index=False))
-    if args.out:
+    if args.out:  # written before it is printed: a broken pipe on the print keeps the measurements
         table.to_csv(args.out, index=False)
+    print(table.to_markdown(index=False))
     return 0
 
 

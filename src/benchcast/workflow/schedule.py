@@ -76,10 +76,7 @@ def critical_path(seconds: Mapping[str, float], deps: Mapping[str, Set[str]]) ->
 
 
 def simulate(
-    seconds: Mapping[str, float],
-    deps: Mapping[str, Set[str]],
-    cores: int,
-    priority: Mapping[str, int] | None = None,
+    seconds: Mapping[str, float], deps: Mapping[str, Set[str]], cores: int, priority: Mapping[str, int] | None = None
 ) -> float:
     """Makespan of the list schedule of the graph on ``cores`` identical cores: the critical-path
     rule, or Snakemake's (``priority``: job -> its priority, absent = 0; ties by name)."""
