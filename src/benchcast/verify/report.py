@@ -46,12 +46,13 @@ def summary_lines(result: Verification) -> list[str]:
     lines = [study_line(c) for c in result.studies.values()]
     mismatches = sum(len(c.mismatches) for c in result.studies.values())
     rounded = sum(len(c.rounded) for c in result.studies.values())
+    n = len(result.missing)
+    missing = f"{n} expected output{'' if n == 1 else 's'} missing"
     what = {
         PASS: "reproduces"
         + (f" ({rounded} outputs equal to rounding {result.rounding:g}, not identical)" if rounded else ""),
-        PARTIAL: f"partial: {len(result.missing)} expected outputs missing, no mismatch in what is present",
-        FAIL: f"does not reproduce: {mismatches} mismatches"
-        + (f", {len(result.missing)} expected outputs missing" if result.missing else ""),
+        PARTIAL: f"partial: {missing}, no mismatch in what is present",
+        FAIL: f"does not reproduce: {mismatches} mismatches" + (f", {missing}" if result.missing else ""),
     }[result.status]
     lines.append(
         f"{result.status:<7} overall: {result.results} against expected run {result.expected.name} ({result.chosen}): {what}"
