@@ -230,6 +230,14 @@ def test_default_config_through_slurm_matches_the_local_run(cluster, local_basel
     )
     mismatch += other
     assert not mismatch and not errors, f"{len(mismatch)} outputs differ from the local run's, e.g. {mismatch[:5]}"
+    # and as an evaluator checks it: the four studies reproduce the tour's expected outputs; the run
+    # is partial ("misses the mark" and the index were left to the local run), so exit 3, no mismatch
+    env = {**cluster, "PYTHONPATH": str(workdir / "src")}
+    cmd = [sys.executable, "-m", "benchcast", "verify", "results", "--against", "tour"]
+    verified = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
+    assert verified.returncode == 3, verified.stdout + verified.stderr
+    for study in TARGETS:
+        assert f"PASS    {study}: " in verified.stdout, verified.stdout
 
 
 def test_a_job_that_fails_under_slurm_fails_the_run_with_its_one_line_error(cluster, tmp_path):

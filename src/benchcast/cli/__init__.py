@@ -18,6 +18,7 @@ from benchcast.cli import (
     methods,
     plan,
     select,
+    verify,
 )
 from benchcast.cli.common import resolve_data_dir
 from benchcast.errors import BenchcastError
@@ -36,6 +37,7 @@ COMMANDS = {
     "methods": methods,
     "check-method": check_method,
     "benchmarks": benchmarks,
+    "verify": verify,
 }
 
 DESCRIPTION = (
