@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kinds", type=int, default=10, help="how many kinds, by job-seconds in the run")
     p.add_argument("--top", type=int, default=1, help="jobs per kind, longest first")
     p.add_argument("--idle", type=float, default=0.5, help="wait for a load average below this")
+    p.add_argument("--raw-dir", type=Path, help="the run's raw_dir (default: ../shared/raw beside the run)")
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
     jobs = planned_jobs(args.run, args.configfile)
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         for row in runs.set_index(["rule", "method"]).loc[[kind]].nlargest(args.top, "s").itertuples()
     ]
     scratch_copy(args.run, args.scratch)
+    raw_dir = (args.raw_dir or args.run / ".." / "shared" / "raw").resolve()
     rows = []
     for row in chosen:
         job = row.job
@@ -75,10 +77,11 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(5)
         before = load1()
         cmd = [sys.executable, "-m", "snakemake", "-f", job.outputs[0], "--cores", "1", "--configfile"]
-        cmd += [*args.configfile, "--nolock"]
-        subprocess.run(
-            cmd, cwd=args.scratch, check=True, capture_output=True, env={**os.environ, "BENCHCAST_CONSOLE": "plain"}
-        )
+        cmd += [*args.configfile, "--nolock", "--config", f"raw_dir={raw_dir}"]
+        env = {**os.environ, "BENCHCAST_CONSOLE": "plain"}
+        done = subprocess.run(cmd, cwd=args.scratch, capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed in {args.scratch}:\n{done.stderr[-3000:]}")
         bench = pd.read_csv(args.scratch / job.benchmark, sep="\t").iloc[-1]
         rows.append(
             {
