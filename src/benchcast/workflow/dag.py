@@ -43,8 +43,6 @@ class PlannedJob:
     resources: dict[str, str] = field(default_factory=dict)
     #: its scheduling priority (the rule's ``priority:``; 0 when the dry run prints none)
     priority: int = 0
-    #: its Snakemake ``priority`` (0 unless the rule sets one)
-    priority: int = 0
 
 
 def parse_dry_run(text: str) -> list[PlannedJob]:
