@@ -2,6 +2,7 @@
 again alone on one core, one after the other, with the machine's load recorded beside each.
 
     python scripts/performance/single_jobs.py --run /path/to/artifact/clone --scratch /tmp/single --top 1
+    python scripts/performance/single_jobs.py --run ... --scratch ... --targets results/runs/.../n=200.parquet ...
 
 A kind is a rule and its method (``benchcast.workflow.performance.method_of``). For each kind among
 the ``--kinds`` with the most job-seconds in the run, its ``--top`` longest measured jobs are forced
@@ -9,13 +10,15 @@ again (``snakemake -f <output> --cores 1``) in ``--scratch``: a copy of the run'
 ``results/`` are hard links, so the run itself is never touched (every output is written to a new
 file and renamed over its link). Before each job the script waits until the 1-minute load average is
 below ``--idle`` (another process on the machine would slow the job), and it records the load before
-and after. Prints a Markdown table (job, run's seconds, alone: wall and CPU seconds, peak MB, load
+and after. ``--targets`` names the jobs instead (by an output of each), measured in the run or not
+(missing inputs are made first, outside the job's own measurement). Prints a Markdown table (job, run's seconds, alone: wall and CPU seconds, peak MB, load
 before/after); ``--out`` writes it as CSV.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import subprocess
@@ -50,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kinds", type=int, default=10, help="how many kinds, by job-seconds in the run")
     p.add_argument("--top", type=int, default=1, help="jobs per kind, longest first")
     p.add_argument("--idle", type=float, default=0.5, help="wait for a load average below this")
+    p.add_argument("--targets", nargs="+", help="outputs of the jobs to time (instead of --kinds/--top)")
     p.add_argument("--raw-dir", type=Path, help="the run's raw_dir (default: ../shared/raw beside the run)")
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
@@ -57,17 +61,28 @@ def main(argv: list[str] | None = None) -> int:
     times = measured(jobs, args.run)
     runs = pd.DataFrame(
         [
-            {"jobid": j.jobid, "rule": j.rule, "method": method_of(j), "s": times[j.jobid][0], "job": j}
+            {
+                "jobid": j.jobid,
+                "rule": j.rule,
+                "method": method_of(j),
+                "s": times.get(j.jobid, (math.nan,))[0],
+                "job": j,
+            }
             for j in jobs
-            if j.jobid in times
         ]
     )
-    kinds = runs.groupby(["rule", "method"]).s.sum().nlargest(args.kinds).index
-    chosen = [
-        row
-        for kind in kinds
-        for row in runs.set_index(["rule", "method"]).loc[[kind]].nlargest(args.top, "s").itertuples()
-    ]
+    if args.targets:
+        chosen = [row for row in runs.itertuples() if set(row.job.outputs) & set(args.targets)]
+        if len(chosen) != len(args.targets):
+            sys.exit(f"not every target is an output of a planned job: {args.targets}")
+    else:
+        runs = runs.dropna(subset=["s"])
+        kinds = runs.groupby(["rule", "method"]).s.sum().nlargest(args.kinds).index
+        chosen = [
+            row
+            for kind in kinds
+            for row in runs.set_index(["rule", "method"]).loc[[kind]].nlargest(args.top, "s").itertuples()
+        ]
     scratch_copy(args.run, args.scratch)
     raw_dir = (args.raw_dir or args.run / ".." / "shared" / "raw").resolve()
     rows = []
