@@ -143,8 +143,11 @@ def test_ctrl_c_in_a_terminal_stops_the_calibration_processes_too(tmp_path, dela
     calibrating its fit (--cores 2). One line, exit 130, no process left, nothing written."""
     rng = np.random.default_rng(4)
     ability = rng.normal(size=(240, 1))
-    scores = (rng.random((240, 500)) < 1 / (1 + np.exp(rng.normal(size=(1, 500)) - ability))).astype(int)
-    board = pd.DataFrame(scores, columns=[f"q{j}" for j in range(500)])
+    # 2,000 items: the pooled folds fit for several seconds (0.4 s a fold at 500 items on an idle
+    # machine left the 2 s case racing the end of the command)
+    items = 2000
+    scores = (rng.random((240, items)) < 1 / (1 + np.exp(rng.normal(size=(1, items)) - ability))).astype(int)
+    board = pd.DataFrame(scores, columns=[f"q{j}" for j in range(items)])
     board.insert(0, "model_id", [f"m{i}" for i in range(240)])
     board.to_csv(tmp_path / "board.csv", index=False)
     before = everything(tmp_path)
