@@ -7,9 +7,12 @@ temporary working directory; the repository's Snakefile runs there with ``--dire
 from __future__ import annotations
 
 import filecmp
+import hashlib
 import json
+import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import joblib
@@ -347,6 +350,37 @@ def test_catalog_datasets_outside_the_mirror_run_from_another_mirror(tmp_path):
     assert set(ours.dataset) == {"sst2", "med_qa", "gpqa"} and len(ours) == 3 * 2 * 2
     models = pd.read_parquet(tmp_path / "results/data/gpqa/models.parquet")
     assert models["metadata_matched"].sum() == 5 and models["params_b"].iloc[0] == 7.0
+
+
+def test_a_mirror_copied_again_reruns_only_unpinned_ingests(tmp_path):
+    """A raw file the catalog pins is known by its sha256, not its date: the same bytes with new
+    dates (a mirror copied again between two sittings of a run) rerun nothing; a new pin reruns its
+    ingest; a file without a pin keeps Snakemake's dates. Snakemake compares the checksums of files
+    under --max-checksum-file-size (1 MB) itself; 0 here makes these small files stand for the large
+    ones (most of the mirror's dumps), where only dates are known."""
+    work = make_workdir(tmp_path / "wf_dates")
+    raw_a = work / "raw/benchmark-prediction/data/scores/toy_a.jbl"
+    catalog_path = work / "config/catalog.yaml"
+    catalog = yaml.safe_load(catalog_path.read_text())
+    catalog["datasets"]["toy_a"]["files"]["scores"]["sha256"] = hashlib.sha256(raw_a.read_bytes()).hexdigest()
+    catalog_path.write_text(yaml.safe_dump(catalog))
+    targets = ("results/data/toy_a/responses.parquet", "results/data/toy_b/responses.parquet")
+    dates_only = ("--max-checksum-file-size", "0")
+    snakemake(work, *targets, *dates_only, "--cores", "1", "--quiet")
+
+    def ingests_to_run():
+        out = snakemake(work, *targets, *dates_only, "-n", "--cores", "1").stdout
+        return sorted(line.split("dataset=")[1] for line in out.splitlines() if "wildcards: dataset=" in line)
+
+    later = time.time() + 3600
+    for f in (work / "raw").rglob("*.jbl"):
+        os.utime(f, (later, later))
+    assert ingests_to_run() == ["toy_b"]
+    rng = np.random.default_rng(11)
+    joblib.dump(_toy_scores(rng, 24, 90), raw_a)
+    catalog["datasets"]["toy_a"]["files"]["scores"]["sha256"] = hashlib.sha256(raw_a.read_bytes()).hexdigest()
+    catalog_path.write_text(yaml.safe_dump(catalog))
+    assert ingests_to_run() == ["toy_a", "toy_b"]
 
 
 def test_method_label_runs_a_variant_side_by_side(tmp_path):

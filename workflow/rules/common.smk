@@ -176,9 +176,17 @@ def raw_inputs(wildcards):
     """Every file of the dataset, by role: raw files under raw_dir, `source: repo` files (e.g. the
     BenchPress benchmark inventory) under the catalog's repo_root, so editing them reruns the ingest.
     A file missing from a mirror stops the run before any job, naming the file and raw_dir. A folder of
-    harness logs (format lm_eval_logs) also lists its log files, so editing one reruns the ingest."""
+    harness logs (format lm_eval_logs) also lists its log files, so editing one reruns the ingest.
+
+    A raw file whose sha256 the catalog pins is known by that pin, not by its date: the pin is in the
+    ingest's params (its catalog entry) and the ingest refuses other bytes, so a mirror copied again
+    (new dates, same bytes: a re-staged cluster scratch, a fresh download) reruns nothing, and a new
+    pin reruns the ingest. Files without a pin, and `source: repo` files, keep Snakemake's dates."""
     spec = CATALOG[wildcards.dataset]
-    files = {role: str(mirror_file(spec, role, RAW_DIR, repo_dir=CATALOG.repo_root)) for role in spec.files}
+    files = {}
+    for role, raw in spec.files.items():
+        path = str(mirror_file(spec, role, RAW_DIR, repo_dir=CATALOG.repo_root))
+        files[role] = ancient(path) if raw.sha256 and not raw.in_repo else path
     if spec.format == "lm_eval_logs":
         files["log_files"] = sorted(str(p) for p in Path(files["logs"]).rglob("samples_*.jsonl"))
     return files
