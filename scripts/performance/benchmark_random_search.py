@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
+from benchcast.blas import single_threaded
 from benchcast.data.item_level import load_response_matrix
 from benchcast.methods import make_method
-from benchcast.threads import single_threaded
 from benchcast.trials.runner import splits_by_trial
 
 DEFAULT_CASES = [

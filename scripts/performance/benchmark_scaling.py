@@ -44,6 +44,12 @@ def main() -> None:
     )
     ap.add_argument("--budget", type=int, default=100)
     ap.add_argument("--targets", type=int, default=20)
+    ap.add_argument(
+        "--blas-threads",
+        default="1",
+        help="BLAS threads per cell: 1 (the workflow's and the command line's), N, or 'default' (the BLAS's own "
+        "count, as a program that imports benchcast has: OpenBLAS starts one per core); recorded per row",
+    )
     ap.add_argument("--memory-cap-gb", type=float, default=16.0)
     ap.add_argument("--time-cap-s", type=float, default=900.0)
     ap.add_argument("--data-dir", type=Path, help="where the synthetic matrices are kept (default: a temp folder)")
@@ -63,6 +69,7 @@ def main() -> None:
         time_cap_s=args.time_cap_s,
         data_dir=args.data_dir,
         params=SETTINGS[args.settings],
+        blas_threads=args.blas_threads,
     )
     print(growth(table).round(2).to_string(index=False))
 

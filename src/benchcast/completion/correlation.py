@@ -45,6 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchcast.blas import rows_gram
+
 __all__ = ["PairMoments", "pair_moments", "pairwise_abs_pearson"]
 
 
@@ -204,7 +206,7 @@ def pairwise_abs_pearson(
         V = A.T if axis == 0 else A  # variables as rows
         obs = np.isfinite(V)
         O = obs.astype(np.float64)
-        n = O @ O.T
+        n = rows_gram(O)
         R = np.full(n.shape, below, dtype=np.float64)
         a, b = np.triu_indices(len(V), 1)
         size = n[a, b].astype(np.int64)

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from benchcast.blas import rows_gram
 from benchcast.completion.correlation import pair_moments
 from benchcast.completion.observed_entries import _col_means_or, _col_stats, _fill_missing
 
@@ -90,8 +91,8 @@ def model_knn(Z: np.ndarray, k: int = 5, min_shared: int = 3) -> np.ndarray:
     obs = ~np.isnan(Z)
     O = obs.astype(np.float64)
     X = np.where(obs, Z, 0.0)
-    n = O @ O.T
-    sq = (X * X) @ O.T + O @ (X * X).T - 2.0 * X @ X.T
+    n = rows_gram(O)
+    sq = (X * X) @ O.T + O @ (X * X).T - 2.0 * rows_gram(X)
     with np.errstate(invalid="ignore", divide="ignore"):
         dist = np.sqrt(np.maximum(sq, 0.0) / n)
     ok = n >= min_shared

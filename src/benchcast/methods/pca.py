@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from benchcast.blas import columns_gram, rows_gram
 from benchcast.errors import ConfigError
 from benchcast.methods.base import Method, check_budget, random_coreset, register
 
@@ -178,8 +179,8 @@ def _gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """
     if A.shape[1] < 2**24 and _is_binary(A) and (B is A or _is_binary(B)):
         A32 = A.astype(np.float32)
-        return (A32 @ (A32 if B is A else B.astype(np.float32)).T).astype(np.float64)
-    return A @ B.T
+        return (rows_gram(A32) if B is A else A32 @ B.astype(np.float32).T).astype(np.float64)
+    return rows_gram(A) if B is A else A @ B.T
 
 
 def _is_binary(A: np.ndarray) -> bool:
@@ -379,7 +380,7 @@ def principal_axes(source: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         V = (source.T @ U[:, keep] - np.outer(mu, U[:, keep].sum(axis=0))) / np.sqrt(theta[keep])
     else:
         Xc = source - mu
-        theta, V = _dense_top(Xc.T @ Xc, k)
+        theta, V = _dense_top(columns_gram(Xc), k)
         V = V[:, theta > max(theta[0], 0.0) * _RANK_TOL]
     return mu, np.ascontiguousarray(V)
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchcast.blas import columns_gram, rows_gram
+
 DEFAULT_ALPHAS = (0.1, 1.0, 10.0)
 
 #: smallest candidate size whose primal bound takes the compiled float32 route
@@ -119,11 +121,11 @@ def ridge_fit(X: np.ndarray, Y: np.ndarray, alpha: float) -> tuple[np.ndarray, n
     Yc = Y - y_mean
     m, p = Xc.shape
     if m <= p:
-        K = Xc @ Xc.T
+        K = rows_gram(Xc)
         K[np.diag_indices_from(K)] += alpha
         coef = Xc.T @ np.linalg.solve(K, Yc)
     else:
-        G = Xc.T @ Xc
+        G = columns_gram(Xc)
         G[np.diag_indices_from(G)] += alpha
         coef = np.linalg.solve(G, Xc.T @ Yc)
     intercept = y_mean - x_mean @ coef
@@ -245,7 +247,7 @@ class CandidateProducts:
             Xc = np.asarray(self._cols[:, : self.m], dtype=float)
             if self.exact32:
                 Xc = Xc - self.x_mean[:, None]
-            self._gram = Xc @ Xc.T
+            self._gram = rows_gram(Xc)
         return self._gram
 
     @property

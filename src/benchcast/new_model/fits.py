@@ -31,13 +31,13 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
+from benchcast.blas import THREAD_VARIABLES, one_thread_environment
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.errors import ConfigError, DataError
 from benchcast.methods import Method, make_method
 from benchcast.new_model.leaderboard import Leaderboard
 from benchcast.new_model.state import CorruptFit, OldFitFormat, read_state, write_state
 from benchcast.oracle import Oracle
-from benchcast.threads import THREAD_VARIABLES, one_thread_environment
 
 DEFAULT_FOLDS = 10
 

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from benchcast.blas import rows_gram
 from benchcast.stats.mdad import Binning
 
 
@@ -66,7 +67,7 @@ def model_pairs(scores: np.ndarray) -> pd.DataFrame:
     a, b = np.triu_indices(len(scores), k=1)
     acc = scores.mean(axis=1)
     n = scores.shape[1]
-    both = scores @ scores.T
+    both = rows_gram(scores)
     right = np.diag(both)
     disagree = (right[:, None] + right[None, :] - 2 * both) / n  # |x - y| summed over 0/1 items
     return pd.DataFrame({"a": a, "b": b, "d": np.abs(acc[a] - acc[b]), "q": disagree[a, b]})

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import site
 import subprocess
 import sys
 import tempfile
@@ -29,11 +31,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchcast.blas import THREAD_VARIABLES
 from benchcast.data.io import write_text_atomic
 from benchcast.errors import ConfigError
 from benchcast.scaling import cell
 from benchcast.scaling.synthetic import leaderboard
-from benchcast.threads import one_thread_environment
 
 #: the sizes of issue 38's table, and the corners that separate growth in models from growth in items
 DEFAULT_SIZES = ("500x2000", "1000x2000", "500x10000", "1000x10000", "2500x25000", "5000x25000", "5000x50000")
@@ -66,9 +68,10 @@ WHOLE_LEADERBOARD: dict[str, dict] = {
 SETTINGS: dict[str, dict[str, dict]] = {"default": DEFAULT_PARAMS, "whole_leaderboard": WHOLE_LEADERBOARD}
 COLUMNS = [
     "version", "method", "models", "items", "status", "fit_s", "estimate_s", "select_s", "estimate_one_s",
-    "data_gb", "fit_peak_gb", "peak_gb", "mae", "replay_gap", "wall_s", "params", "error",
+    "data_gb", "fit_peak_gb", "peak_gb", "mae", "replay_gap", "wall_s", "params", "blas_threads", "error",
 ]  # fmt: skip
-STOPPED = ("time", "memory")
+#: a cell stopped by a cap, or killed by a signal (a native fault: a segmentation fault, an abort)
+STOPPED = ("time", "memory", "signal")
 
 
 @dataclass(frozen=True)
@@ -112,21 +115,27 @@ def run_cell(
     memory_cap_gb: float,
     time_cap_s: float,
     params: dict | None = None,
+    blas_threads: str = "1",
 ) -> dict:
-    """One cell in a new process whose ``benchcast`` is ``src`` (None: this one)."""
+    """One cell in a new process whose ``benchcast`` is ``src`` (None: this one), with one BLAS
+    thread (the workflow's and the command line's) or, ``blas_threads="default"``, the BLAS's own
+    count (the Python API's: OpenBLAS starts one per core), or that many."""
     with tempfile.TemporaryDirectory(prefix="benchcast-scaling-") as work:
         spec = {
             "data": str(data), "method": method, "params": params, "budget": budget, "targets": targets,
             "seed": seed, "memory_cap_gb": memory_cap_gb, "out": str(Path(work) / "result.json"),
         }  # fmt: skip
         (Path(work) / "spec.json").write_text(json.dumps(spec))
-        env = {**os.environ, **one_thread_environment()}
-        env["NUMBA_NUM_THREADS"] = "1"
+        env = dict(os.environ)
+        for name in (*THREAD_VARIABLES, "NUMBA_NUM_THREADS"):
+            env.pop(name, None)
+        if blas_threads != "default":
+            env.update({name: str(int(blas_threads)) for name in (*THREAD_VARIABLES, "NUMBA_NUM_THREADS")})
         if src is not None:
             env["PYTHONPATH"] = str(src)
         t0 = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, cell.__file__, str(Path(work) / "spec.json")],
+            [sys.executable, "-X", "faulthandler", cell.__file__, str(Path(work) / "spec.json")],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -143,9 +152,25 @@ def run_cell(
         result_file = Path(spec["out"])
         if not result_file.exists():
             last = (stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+            if proc.returncode < 0 and proc.returncode != -signal.SIGKILL:  # SIGKILL: the kernel's OOM killer
+                name = signal.Signals(-proc.returncode).name
+                return {
+                    "status": "signal",
+                    "error": f"killed by {name} in {_fault_frame(stderr, last)}",
+                    "wall_s": wall,
+                }
             status = "memory" if proc.returncode < 0 or "MemoryError" in stderr else "error"
             return {"status": status, "error": f"the process died ({proc.returncode}): {last}", "wall_s": wall}
         return {**json.loads(result_file.read_text()), "wall_s": wall}
+
+
+def _fault_frame(stderr: str, default: str) -> str:
+    """The innermost frame of a fault handler's traceback outside Python's and the installed
+    packages' folders (benchcast's own code, a plugin's), else the innermost frame."""
+    frames = [line.strip() for line in stderr.splitlines() if line.strip().startswith("File ")]
+    installed = tuple({sys.base_prefix, sys.prefix, *site.getsitepackages()})
+    own = [f for f in frames if not f.split('"')[1].startswith(installed)] if frames else []
+    return (own or frames or [default])[0]
 
 
 def run(
@@ -161,12 +186,16 @@ def run(
     time_cap_s: float = 900.0,
     data_dir: Path | None = None,
     params: dict[str, dict] | None = None,
+    blas_threads: str = "1",
     log: Callable[[str], None] = print,
 ) -> pd.DataFrame:
     """Run every (size, method) cell not yet in ``out``, rewriting ``out`` after each. ``params``:
     settings per method where not the defaults (recorded in the table)."""
     params = {**DEFAULT_PARAMS, **(params or {})}
     table = pd.read_csv(out) if out.exists() else pd.DataFrame(columns=COLUMNS)
+    if "blas_threads" not in table:  # a table from before the column: one thread per cell
+        table["blas_threads"] = "1"
+    table["blas_threads"] = table["blas_threads"].astype(str)
     versions = versions or {"after": None}
     data_dir = data_dir or Path(tempfile.gettempdir()) / "benchcast-scaling"
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -175,7 +204,12 @@ def run(
         for method in methods:
             settings = json.dumps(params.get(method) or {}, sort_keys=True)
             for version, src in versions.items():
-                mine = table[(table.version == version) & (table.method == method) & (table.params == settings)]
+                mine = table[
+                    (table.version == version)
+                    & (table.method == method)
+                    & (table.params == settings)
+                    & (table.blas_threads == blas_threads)
+                ]
                 if ((mine.models == size.models) & (mine["items"] == size.items)).any():
                     continue
                 stopped = mine[mine.status.isin(STOPPED)]
@@ -186,10 +220,12 @@ def run(
                 else:
                     data = data or data_file(size, seed, data_dir)
                     row = run_cell(
-                        src, method, data, budget, targets, seed, memory_cap_gb, time_cap_s, params.get(method)
-                    )
+                        src, method, data, budget, targets, seed, memory_cap_gb, time_cap_s, params.get(method),
+                        blas_threads,
+                    )  # fmt: skip
                 row = {"version": version, "method": method, "models": size.models, "items": size.items, **row}
                 row["params"] = settings
+                row["blas_threads"] = blas_threads
                 log(_describe(row))
                 table = pd.concat([table, pd.DataFrame([row])], ignore_index=True)[COLUMNS]
                 write_text_atomic(out, table.to_csv(index=False, float_format="%.4g"))

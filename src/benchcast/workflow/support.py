@@ -1,4 +1,4 @@
-"""Small helpers for the workflow: one-thread BLAS (:mod:`benchcast.threads`), logging to the rule's log, config includes."""
+"""Small helpers for the workflow: one-thread BLAS (:mod:`benchcast.blas`), logging to the rule's log, config includes."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from benchcast.blas import single_threaded
 from benchcast.errors import ConfigError
-from benchcast.threads import single_threaded
 
 
 def job_logger(snakemake) -> Callable[[str], None]:

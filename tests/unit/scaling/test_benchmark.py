@@ -169,3 +169,19 @@ def test_the_whole_leaderboard_settings_run_and_are_recorded_as_a_user_types_the
     for method, params in WHOLE_LEADERBOARD.items():
         assert json.loads(table.params[method]) == params
     assert (table.mae < 0.2).all()
+
+
+def test_a_native_crash_is_reported_as_a_signal_with_where_it_happened(tmp_path, monkeypatch):
+    """A cell killed by a signal (a segmentation fault in native code) is its own status, naming the
+    signal and the innermost Python frame (the cell runs under ``-X faulthandler``), not "memory"."""
+    import types
+
+    import benchcast.scaling.benchmark as benchmark
+
+    crashing = tmp_path / "crashing_cell.py"
+    crashing.write_text("import ctypes\n\ndef fit():\n    ctypes.string_at(0)\n\nfit()\n")
+    monkeypatch.setattr(benchmark, "cell", types.SimpleNamespace(__file__=str(crashing)))
+    data = data_file(Size(60, 400), 0, tmp_path)
+    row = run_cell(None, "random_sampling", data, 30, 10, 0, 8.0, 120.0)
+    assert row["status"] == "signal", row
+    assert "SIGSEGV" in row["error"] and "crashing_cell.py" in row["error"] and "fit" in row["error"], row

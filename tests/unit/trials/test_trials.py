@@ -264,7 +264,7 @@ def test_single_threaded_reaches_blas_libraries_loaded_later():
     import sys
 
     code = (
-        "from benchcast.threads import single_threaded; single_threaded(); "
+        "from benchcast.blas import single_threaded; single_threaded(); "
         "import sys; assert 'scipy.linalg' not in sys.modules; "
         "import scipy.linalg; from threadpoolctl import threadpool_info; "
         "print(sorted({(i['filepath'].rsplit('/', 1)[-1], i['num_threads']) for i in threadpool_info()}))"

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from benchcast.blas import rows_gram
 from benchcast.output.comparison import finish, mark_not_comparable
 
 FIGURE5_COLUMNS = [
@@ -184,7 +185,7 @@ def pair_correlations(scores: np.ndarray, tasks: np.ndarray, task: int) -> pd.Da
         centred = block - block.mean(axis=1, keepdims=True)
         norm = np.linalg.norm(centred, axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return (centred @ centred.T) / np.outer(norm, norm)
+            return rows_gram(centred) / np.outer(norm, norm)
 
     x, y = row_corr(scores[:, tasks == task]), row_corr(scores[:, tasks != task])
     j, k = np.triu_indices(len(scores), 1)

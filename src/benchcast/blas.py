@@ -1,0 +1,81 @@
+"""How benchcast calls the BLAS: its thread count, and the products it guards against known faults.
+
+**Threads.** The workflow's jobs, the command line's fits and the benchmarks run one BLAS/OpenMP
+thread (:func:`single_threaded`, :func:`one_thread_environment`): a fixed thread count keeps the
+floating-point reductions -- hence the outputs -- the same whatever the machine's cores, and parallel
+work runs as processes instead. ``threadpool_limits`` only reaches the BLAS libraries already loaded
+(NumPy's); SciPy ships its own OpenBLAS, loaded on first use of ``scipy.linalg``, and a library loaded
+later would start one thread per core (which, on a busy machine, made Random-Search-Learn's LAPACK
+calls ~50x slower). So the thread variables are set in the environment too, which OpenBLAS and
+OpenMP read when they load. The Python API (``import benchcast``) changes no thread setting: a
+program that imports it keeps its own.
+
+**Guarded products.** NumPy sends the product of a matrix with its own transpose (``a @ a.T``,
+``a.T @ a``, ``np.dot(a, a.T)``) to BLAS's SYRK. With more than one thread, the OpenBLAS that NumPy
+and SciPy ship (0.3.31, its SkylakeX kernel) faults in threaded SYRK once the product's side passes
+about 24,100 (measured: 24,000 x 100 fine, 24,100 x 100 a segmentation fault, at 2 to 32 threads;
+the Haswell, Zen and SandyBridge kernels did not fault; numpy issue #19685, OpenBLAS's SkylakeX
+buffer size). :func:`rows_gram` and :func:`columns_gram` give those products: below
+:data:`SYRK_SAFE_SIDE` exactly NumPy's (the same routine, the same bytes), from it on by row blocks
+through GEMM, which computes each block with all the BLAS's threads and never calls SYRK.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+#: the variables BLAS and OpenMP libraries read when they load
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+#: products of a matrix with its own transpose whose side is at least this go through GEMM by row
+#: blocks (:func:`rows_gram`): a margin below the ~24,100 where threaded SYRK faults, and above
+#: every mirrored dataset's items (MMLU-Pro: 12,032), so the papers' outputs keep NumPy's bytes
+SYRK_SAFE_SIDE = 16_384
+
+#: rows of one GEMM block of a guarded product
+_BLOCK_ROWS = 4_096
+
+
+def one_thread_environment() -> dict[str, str]:
+    """The thread variables set to one, for a process about to be started."""
+    return dict.fromkeys(THREAD_VARIABLES, "1")
+
+
+def single_threaded() -> None:
+    """Pin this process to one BLAS/OpenMP thread for good (a workflow job; ``tests/unit/trials/test_trials.py``
+    checks that SciPy's OpenBLAS, loaded later, then runs one thread). SciPy itself is not imported
+    here: most jobs never use it, and its import would cost every job ~0.1 s."""
+    os.environ.update(one_thread_environment())
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+
+
+def rows_gram(a: np.ndarray) -> np.ndarray:
+    """``a @ a.T`` (the inner products of ``a``'s rows), safe at any size and thread count.
+
+    Below :data:`SYRK_SAFE_SIDE` rows this *is* ``a @ a.T``; from it on, row blocks
+    ``a[i:j] @ a.T``, each a GEMM (a block is not the transpose of the other operand, so NumPy does
+    not take SYRK), written into one output: twice SYRK's arithmetic, on every thread the BLAS has.
+    """
+    a = np.asarray(a)
+    if a.ndim != 2 or a.shape[0] < SYRK_SAFE_SIDE:
+        return a @ a.T
+    n = a.shape[0]
+    out = np.empty((n, n), dtype=np.result_type(a.dtype, a.dtype))
+    right = a.T
+    for start in range(0, n, _BLOCK_ROWS):
+        stop = min(start + _BLOCK_ROWS, n)
+        np.matmul(a[start:stop], right, out=out[start:stop])
+    return out
+
+
+def columns_gram(a: np.ndarray) -> np.ndarray:
+    """``a.T @ a`` (the inner products of ``a``'s columns), safe at any size and thread count: below
+    :data:`SYRK_SAFE_SIDE` columns exactly ``a.T @ a``, from it on :func:`rows_gram` of ``a.T``."""
+    a = np.asarray(a)
+    if a.ndim != 2 or a.shape[1] < SYRK_SAFE_SIDE:
+        return a.T @ a
+    return rows_gram(a.T)

@@ -1,0 +1,61 @@
+"""benchcast.blas: the guarded products give NumPy's bytes below the guard and the same products above
+it (the faulting sizes themselves: tests/native); importing benchcast changes no thread setting."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from benchcast import blas
+
+
+@pytest.mark.parametrize("shape", [(1, 5), (7, 3), (300, 50), (2000, 400)])
+def test_below_the_guard_the_bytes_are_numpys(shape):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal(shape)
+    X -= X.mean(axis=1, keepdims=True)
+    assert np.array_equal(blas.rows_gram(X), X @ X.T)
+    assert np.array_equal(blas.rows_gram(X), np.dot(X, X.T.conj()))  # np.cov's call
+    assert np.array_equal(blas.columns_gram(X), X.T @ X)
+    B = rng.integers(0, 2, size=shape).astype(np.float32)
+    assert np.array_equal(blas.rows_gram(B), B @ B.T)
+
+
+def test_above_the_guard_row_blocks_give_the_same_product(monkeypatch):
+    monkeypatch.setattr(blas, "SYRK_SAFE_SIDE", 64)
+    monkeypatch.setattr(blas, "_BLOCK_ROWS", 16)
+    rng = np.random.default_rng(4)
+    B = rng.integers(0, 2, size=(150, 40)).astype(np.float64)  # integer sums: exact on any route
+    assert np.array_equal(blas.rows_gram(B), B @ B.T)
+    assert np.array_equal(blas.columns_gram(B.T.copy()), B @ B.T)
+    X = rng.standard_normal((150, 40))
+    G = blas.rows_gram(X)
+    assert G.dtype == np.float64 and G.shape == (150, 150)
+    np.testing.assert_allclose(G, X @ X.T, rtol=1e-12, atol=1e-12)
+    assert np.array_equal(blas.rows_gram(X.astype(np.float32)).dtype, np.float32)
+    small = rng.standard_normal((20, 300))  # 20 rows: under the guard however many columns
+    assert np.array_equal(blas.rows_gram(small), small @ small.T)
+
+
+def test_importing_benchcast_changes_no_thread_setting():
+    """A program that imports benchcast (its methods, the new-model tools, the studies) keeps its
+    BLAS threads and its environment; only the workflow's jobs and the command line pin one."""
+    code = """
+import json, os
+from threadpoolctl import threadpool_info
+import numpy
+before = ([i["num_threads"] for i in threadpool_info()], {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")})
+import benchcast, benchcast.methods, benchcast.new_model, benchcast.studies, benchcast.blas
+from benchcast.methods import make_method
+make_method("pca")
+after = ([i["num_threads"] for i in threadpool_info()][: len(before[0])], {k: os.environ.get(k) for k in before[1]})
+print(json.dumps([before, after]))
+"""
+    env_free = {k: v for k, v in __import__("os").environ.items() if k not in blas.THREAD_VARIABLES}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_free, check=True)
+    before, after = json.loads(out.stdout.splitlines()[-1])
+    assert before == after
