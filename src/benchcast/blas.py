@@ -53,6 +53,43 @@ def single_threaded() -> None:
     threadpool_limits(1)
 
 
+def loaded_libraries() -> set[str]:
+    """The files of the BLAS and OpenMP libraries this process has loaded (threadpoolctl's view)."""
+    from threadpoolctl import threadpool_info
+
+    return {info["filepath"] for info in threadpool_info()}
+
+
+#: the variable each kind of library reads its thread count from, in order (threadpoolctl's
+#: ``internal_api`` names; OpenMP's variable is every library's fallback)
+_READS = {"openblas": ("OPENBLAS_NUM_THREADS",), "mkl": ("MKL_NUM_THREADS",), "blis": ("BLIS_NUM_THREADS",)}
+
+
+def give_back_defaults(loaded_before: set[str], environment: dict[str, str | None]) -> None:
+    """Give each library loaded since ``loaded_before`` the thread count it would have read had it
+    loaded outside a one-thread block: its variable in ``environment`` (the variables as they were
+    before the block), else one thread per core this process may use, as OpenBLAS and OpenMP count.
+
+    A library that loads inside :func:`benchcast.new_model.fits.one_blas_thread` (SciPy's OpenBLAS on
+    the first ``scipy.linalg`` import, scikit-learn's OpenMP) reads the one-thread variables and would
+    keep one thread for the rest of the caller's program; this undoes that, and only that."""
+    from threadpoolctl import ThreadpoolController
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    for lib in ThreadpoolController().lib_controllers:
+        if lib.filepath in loaded_before:
+            continue
+        names = (*_READS.get(lib.internal_api, ()), "OMP_NUM_THREADS")
+        value = next((environment.get(name) for name in names if environment.get(name)), None)
+        try:
+            wanted = max(1, int(value)) if value else cores
+        except ValueError:  # a malformed variable: the library ignored it too
+            wanted = cores
+        if lib.internal_api == "openblas":  # OpenBLAS caps its variable at the cores it counts
+            wanted = min(wanted, cores)
+        lib.set_num_threads(wanted)
+
+
 def rows_gram(a: np.ndarray) -> np.ndarray:
     """``a @ a.T`` (the inner products of ``a``'s rows), safe at any size and thread count.
 

@@ -59,3 +59,43 @@ print(json.dumps([before, after]))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_free, check=True)
     before, after = json.loads(out.stdout.splitlines()[-1])
     assert before == after
+
+
+CALLER = """
+import json, os, sys
+import numpy as np, pandas as pd
+from threadpoolctl import threadpool_info
+import benchcast
+rng = np.random.default_rng(0)
+S = (rng.random((40, 120)) < 0.6).astype(int)
+board = pd.DataFrame(S, columns=[f"i{j}" for j in range(120)])
+board.insert(0, "model_id", [f"m{i}" for i in range(40)])
+board.to_csv("board.csv", index=False)
+benchcast.select("board.csv", "gp_irt", 10, {}, log=lambda *a: None)  # a cold fit: SciPy and OpenMP load inside
+print(json.dumps({"libs": {i["internal_api"] + ":" + os.path.basename(i["filepath"]): i["num_threads"] for i in threadpool_info()},
+                  "env": os.environ.get("OPENBLAS_NUM_THREADS")}))
+"""
+
+FRESH = """
+import json, os
+import numpy, scipy.linalg, sklearn.linear_model
+from threadpoolctl import threadpool_info
+print(json.dumps({i["internal_api"] + ":" + os.path.basename(i["filepath"]): i["num_threads"] for i in threadpool_info()}))
+"""
+
+
+@pytest.mark.parametrize("openblas_threads", [None, "3"])
+def test_a_first_fit_leaves_the_callers_threads_as_they_would_be_without_it(tmp_path, openblas_threads):
+    """benchcast.select builds its fit with one BLAS thread; the libraries that load during the build
+    (SciPy's OpenBLAS, scikit-learn's OpenMP) end with the thread count they would have read had the
+    caller loaded them, and the caller's variables are as they were."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in blas.THREAD_VARIABLES}
+    if openblas_threads:
+        env["OPENBLAS_NUM_THREADS"] = openblas_threads
+    run = dict(capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
+    after = json.loads(subprocess.run([sys.executable, "-c", CALLER], **run).stdout.splitlines()[-1])
+    fresh = json.loads(subprocess.run([sys.executable, "-c", FRESH], **run).stdout.splitlines()[-1])
+    assert after["env"] == openblas_threads
+    assert len(after["libs"]) >= 2 and after["libs"] == {k: v for k, v in fresh.items() if k in after["libs"]}

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.blas import THREAD_VARIABLES, one_thread_environment
+from benchcast.blas import THREAD_VARIABLES, give_back_defaults, loaded_libraries, one_thread_environment
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.errors import ConfigError, DataError
 from benchcast.methods import Method, make_method
@@ -128,20 +128,24 @@ def one_blas_thread():
 
     ``threadpool_limits`` reaches the libraries already loaded; one that loads inside (SciPy's own
     OpenBLAS, on the first ``scipy.linalg`` import) reads the thread variables, set here for the
-    duration, and keeps its one thread for the rest of the process. Importing SciPy up front
-    instead would cost every call ~0.5 s."""
+    duration (importing SciPy up front instead would cost every call ~0.5 s). At the end the
+    libraries loaded before get their thread counts back and those loaded inside the count they
+    would have read outside (:func:`benchcast.blas.give_back_defaults`): the caller's program keeps
+    its threads."""
     from threadpoolctl import threadpool_limits
 
     saved = {var: os.environ.get(var) for var in THREAD_VARIABLES}
     os.environ.update(one_thread_environment())
     try:
         with interrupts_held():  # threadpoolctl scans the libraries through a ctypes callback,
-            limits = threadpool_limits(1)  # which would swallow a Ctrl-C raised inside it
+            loaded = loaded_libraries()  # which would swallow a Ctrl-C raised inside it
+            limits = threadpool_limits(1)
         try:
             yield
         finally:
             with interrupts_held():
                 limits.restore_original_limits()
+                give_back_defaults(loaded, saved)
     finally:
         for var, value in saved.items():
             if value is None:
