@@ -46,15 +46,19 @@ RENAMED = {
     "benchcast.planner": "benchcast.new_model.planner",
     "benchcast.deploy": "benchcast.new_model",
     "benchcast.deploy.api": "benchcast.new_model.api",
-    "benchcast.deploy.answers": "benchcast.new_model.answers",
+    "benchcast.deploy.answers": "benchcast.data.answers",
     "benchcast.deploy.fits": "benchcast.new_model.fits",
     "benchcast.deploy.matrix": "benchcast.new_model.leaderboard",
     "benchcast.deploy.replay": "benchcast.new_model.replay",
-    "benchcast.deploy.state": "benchcast.new_model.state",
+    "benchcast.deploy.state": "benchcast.methods.state",
     "benchcast.completion.deploy": "benchcast.new_model.complete",
     "benchcast.completion.new_model": "benchcast.new_model.calibration",
     "benchcast.plan_cli": "benchcast.cli.plan",
     "benchcast.deploy_cli": "benchcast.cli.select",
+    "benchcast.threads": "benchcast.blas",
+    "benchcast.new_model.state": "benchcast.methods.state",
+    "benchcast.new_model.answers": "benchcast.data.answers",
+    "benchcast.lm_eval.identity": "benchcast.data.harness_identity",
 }
 
 

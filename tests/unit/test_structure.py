@@ -93,6 +93,63 @@ def test_the_cycle_finder_finds_a_cycle_through_an_import_inside_a_function():
     assert cycles(graph) == [["a", "b", "c"]]
 
 
+ARCHITECTURE = SRC.parents[1] / "docs" / "architecture.md"
+
+
+def declared_layers() -> list[list[str]]:
+    """The packages from the ground up, as docs/architecture.md's "Layers" block declares them."""
+    text = ARCHITECTURE.read_text()
+    block = text.split("<!-- layers: top to bottom -->", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    return [[name.strip() for name in line.split(",")] for line in reversed(block.strip().splitlines())]
+
+
+def package_of(module: str) -> str:
+    """``benchcast.data.io`` -> ``data``; the root package (the facade of ``benchcast.select``) is ``benchcast``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "benchcast"
+
+
+def against_layers(graph: dict[str, set[str]], layers: list[list[str]]) -> list[str]:
+    """Every import of a package on its own line or a higher one (the root package may import any)."""
+    floor = {name: k for k, line in enumerate(layers) for name in line}
+    bad = []
+    for module, targets in sorted(graph.items()):
+        source = package_of(module)
+        for target in sorted(targets):
+            dest = package_of(target)
+            if source in ("benchcast", dest) or dest == "benchcast":
+                continue
+            if floor[dest] >= floor[source]:
+                bad.append(f"{module} imports {target} ({dest} is not below {source})")
+    return bad
+
+
+def test_every_package_is_declared_in_one_layer():
+    declared = [name for line in declared_layers() for name in line]
+    assert len(declared) == len(set(declared)), declared
+    packages = {p.name for p in SRC.iterdir() if (p / "__init__.py").exists()}
+    packages |= {p.stem for p in SRC.glob("*.py") if p.name != "__init__.py"}
+    assert set(declared) == packages
+
+
+def test_no_import_against_the_declared_layers_imports_in_functions_included():
+    assert against_layers(import_graph(), declared_layers()) == []
+
+
+def test_the_layer_check_finds_an_upward_import_inside_a_function_and_one_between_neighbours():
+    layers = [["errors"], ["data"], ["stats", "irt"], ["methods"]]
+    graph = {
+        "benchcast.data.io": {"benchcast.errors"},  # down: allowed
+        "benchcast.data.item_level": {"benchcast.methods.state"},  # up (in a function, as the graph counts it)
+        "benchcast.stats.mdad": {"benchcast.irt.fit"},  # sideways
+        "benchcast": {"benchcast.methods"},  # the facade
+    }
+    assert against_layers(graph, layers) == [
+        "benchcast.data.item_level imports benchcast.methods.state (methods is not below data)",
+        "benchcast.stats.mdad imports benchcast.irt.fit (irt is not below stats)",
+    ]
+
+
 def test_at_most_six_modules_at_the_top_and_none_over_600_lines():
     top = sorted(p.name for p in SRC.glob("*.py") if p.name != "__init__.py")
     assert len(top) <= 6, top

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from helpers import snakemake
 
-from benchcast.lm_eval.identity import DOC_COLUMN, TASK_COLUMN, HarnessMap, LeafTask, read_facts
+from benchcast.data.harness_identity import DOC_COLUMN, TASK_COLUMN, HarnessMap, LeafTask, read_facts
 from benchcast.lm_eval.simulate import write_logs
 
 pytestmark = pytest.mark.e2e

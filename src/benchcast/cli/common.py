@@ -228,7 +228,7 @@ def read_given(args, board=None):
         if not args.answers:
             return None
         return args.answers[0] if len(args.answers) == 1 else list(args.answers)
-    from benchcast.lm_eval.identity import harness_map, require_usable
+    from benchcast.data.harness_identity import harness_map, require_usable
     from benchcast.lm_eval.logs import read_logs
     from benchcast.new_model.leaderboard import load_leaderboard
 

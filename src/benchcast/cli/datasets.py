@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchcast.data.catalog import load_catalog
-    from benchcast.lm_eval.identity import parse_block
+    from benchcast.data.harness_identity import parse_block
 
     catalog = load_catalog(args.catalog)
     rows = []

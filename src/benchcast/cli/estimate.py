@@ -90,7 +90,7 @@ def _stored_budget(args, board) -> int:
 
 def _display(board, result: dict) -> dict:
     """The estimate and its interval on the leaderboard's displayed scale, where it is known."""
-    from benchcast.lm_eval.identity import harness_map
+    from benchcast.data.harness_identity import harness_map
 
     scale = harness_map(board).display
     if scale is None:

@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from benchcast.data.catalog import load_catalog
     from benchcast.data.fetch import dataset_folder, fetch_dataset
     from benchcast.errors import ConfigError, did_you_mean
+    from benchcast.lm_eval.board import read_logs_dataset
 
     catalog = load_catalog(args.catalog)
     if args.dataset not in catalog.datasets:
@@ -56,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
     if (folder / "responses.parquet").is_file() and not args.force:
         print(f"{args.dataset} is already in {folder} (--force ingests it again)")
         return 0
-    folder = fetch_dataset(catalog, args.dataset, args.data_dir, args.raw_dir, args.url_template, log=log)
+    folder = fetch_dataset(
+        catalog, args.dataset, args.data_dir, args.raw_dir, args.url_template, log=log, harness_reader=read_logs_dataset
+    )
     from benchcast.new_model.leaderboard import load_leaderboard
 
     board = load_leaderboard(args.dataset, args.data_dir)

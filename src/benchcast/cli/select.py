@@ -105,9 +105,9 @@ def run(args) -> int:
 
 def _run_lm_eval(args) -> int:
     """``--format lm-eval``: the next batch as the harness's ``--samples`` file."""
-    from benchcast.lm_eval.identity import harness_map, require_usable
+    from benchcast.data.answers import read_answers
+    from benchcast.data.harness_identity import harness_map, require_usable
     from benchcast.lm_eval.samples import harness_command, samples_of, write_samples
-    from benchcast.new_model.answers import read_answers
     from benchcast.new_model.api import deployed, next_items
     from benchcast.new_model.leaderboard import load_leaderboard
 

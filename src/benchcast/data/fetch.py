@@ -16,7 +16,7 @@ from pathlib import Path
 
 from benchcast.data.catalog import Catalog
 from benchcast.data.download import download
-from benchcast.data.item_level import build_tables, write_tables
+from benchcast.data.item_level import HarnessReader, build_tables, write_tables
 from benchcast.data.raw_files import verify_checksums
 from benchcast.errors import ConfigError, DataError
 
@@ -44,9 +44,11 @@ def fetch_dataset(
     raw_dir: str | Path | None = None,
     url_template: str | None = None,
     log=print,
+    harness_reader: HarnessReader | None = None,
 ) -> Path:
     """``dataset``'s raw files (mirror or download), verified and ingested into
-    ``<data_dir>/data/<dataset>/``; returns that folder."""
+    ``<data_dir>/data/<dataset>/``; returns that folder. ``harness_reader`` reads a dataset of harness
+    logs (:func:`benchcast.data.item_level.read_raw_item_matrix`; ``benchcast fetch`` passes it)."""
     spec = catalog[dataset]
     if spec.kind != "item_binary":
         raise ConfigError(
@@ -86,7 +88,7 @@ def fetch_dataset(
                 download(spec.url(role, template), path, f.sha256, log=log, fix=fetch_fix(dataset))
         files[role] = path
     verify_checksums(spec, files, log=log)
-    tables = build_tables(spec, files, log=log)
+    tables = build_tables(spec, files, log=log, harness_reader=harness_reader)
     out = dataset_folder(data_dir, dataset)
     (out / "responses.parquet").unlink(missing_ok=True)  # a dataset being replaced is none until whole
     write_tables({name: tables[name] for name in TABLES}, {name: out / f"{name}.parquet" for name in TABLES})

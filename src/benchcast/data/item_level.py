@@ -18,14 +18,14 @@ Tables written per dataset:
     ``item_idx``, ``item_id`` (``<dataset>/<position>``), ``subtask``, ``subtask_position``; where
     the catalog names the lm-evaluation-harness question of each item, ``lm_eval_task`` and
     ``lm_eval_doc_id`` too, and the file's metadata holds the harness facts
-    (:mod:`benchcast.lm_eval.identity`).
+    (:mod:`benchcast.data.harness_identity`).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,12 +34,11 @@ import pandas as pd
 
 from benchcast.data.catalog import PUBLIC_URL_TEMPLATE, DatasetSpec
 from benchcast.data.csv_matrix import read_csv_matrix
+from benchcast.data.harness_identity import METADATA_KEY, catalog_columns
 from benchcast.data.io import write_parquet_atomic
 from benchcast.data.option_probs import read_option_dumps
 from benchcast.data.safe_pickle import safe_load
-from benchcast.errors import DataError
-from benchcast.lm_eval.board import build_board
-from benchcast.lm_eval.identity import DOC_COLUMN, METADATA_KEY, TASK_COLUMN, catalog_columns, split_item_id
+from benchcast.errors import ConfigError, DataError
 
 
 @dataclass
@@ -116,11 +115,19 @@ class RawItemMatrix:
     harness: tuple[dict, dict] | None = None  # lm_eval_logs: the identity columns and the harness facts
 
 
-def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path | Mapping) -> RawItemMatrix:
+#: reads a folder of harness logs (``spec``, the folder, the list of paths read so far) into a raw matrix
+HarnessReader = Callable[[DatasetSpec, Path, list[str]], RawItemMatrix]
+
+
+def read_raw_item_matrix(
+    spec: DatasetSpec, raw_dir: str | Path | Mapping, harness_reader: HarnessReader | None = None
+) -> RawItemMatrix:
     """Read the raw files of an item-level dataset (formats ``jbl``, ``npy_pair``, ``npy_options``,
     ``csv_matrix``, and ``lm_eval_logs``: a folder of lm-evaluation-harness logs, one model per
     folder, as ``benchcast leaderboard from-lm-eval`` reads it, with the entry's ``lm_eval_logs``
-    options ``metric``, ``filter`` and ``missing``)."""
+    options ``metric``, ``filter`` and ``missing``). The harness logs are read by ``harness_reader``
+    (:func:`benchcast.lm_eval.board.read_logs_dataset`, which the workflow's ingest and ``benchcast
+    fetch`` pass): reading the harness's files is :mod:`benchcast.lm_eval`'s, a layer above this one."""
     raw_dir = raw_dir if isinstance(raw_dir, Mapping) else Path(raw_dir)  # or each role's file
     paths: list[str] = []
 
@@ -184,29 +191,17 @@ def read_raw_item_matrix(spec: DatasetSpec, raw_dir: str | Path | Mapping) -> Ra
         n_models = table.scores.shape[0]
         return RawItemMatrix(table.scores, table.model_names, paths, ["scores"] * n_models, subtasks=table.subtasks)
     if spec.format == "lm_eval_logs":
-        return _read_harness_logs(spec, need("logs"), paths)
+        if harness_reader is None:
+            raise ConfigError(
+                f"dataset '{spec.name}' is a folder of lm-evaluation-harness logs; fix: build its tables with "
+                "harness_reader=benchcast.lm_eval.board.read_logs_dataset (the workflow's ingest and benchcast fetch do)"
+            )
+        return harness_reader(spec, need("logs"), paths)
     raise DataError(
         spec.files[next(iter(spec.files))].path,
         "format",
         f"format '{spec.format}' is not an item-level format",
         "use jbl, npy_pair, npy_options, csv_matrix or lm_eval_logs",
-    )
-
-
-def _read_harness_logs(spec: DatasetSpec, folder: Path, paths: list[str]) -> RawItemMatrix:
-    options = dict(spec.extra.get("lm_eval_logs") or {})
-    unknown = sorted(set(options) - {"metric", "filter", "missing"})
-    if unknown:
-        raise DataError(
-            folder, f"lm_eval_logs.{unknown[0]}", "is not an option", "use metric, filter and missing (as from-lm-eval)"
-        )
-    board = build_board([folder], options.get("metric"), options.get("filter"), str(options.get("missing", "refuse")))
-    scores = board.scores.drop(columns="model_id").to_numpy(np.float64)
-    items = [split_item_id(c) for c in board.scores.columns[1:]]
-    columns = {TASK_COLUMN: [t for t, _ in items], DOC_COLUMN: np.asarray([d for _, d in items], dtype=np.int32)}
-    names = board.scores["model_id"].tolist()
-    return RawItemMatrix(
-        scores, names, paths, ["scores"] * len(names), subtasks=columns[TASK_COLUMN], harness=(columns, board.facts)
     )
 
 
@@ -292,9 +287,12 @@ def item_labels(
     return item_ids, subtasks, positions
 
 
-def build_tables(spec: DatasetSpec, raw_dir: str | Path | Mapping, log: callable = print) -> dict[str, pd.DataFrame]:
-    """Raw dump -> validated ``responses``, ``models``, ``items`` DataFrames."""
-    raw = read_raw_item_matrix(spec, raw_dir)
+def build_tables(
+    spec: DatasetSpec, raw_dir: str | Path | Mapping, log: callable = print, harness_reader: HarnessReader | None = None
+) -> dict[str, pd.DataFrame]:
+    """Raw dump -> validated ``responses``, ``models``, ``items`` DataFrames (``harness_reader``: see
+    :func:`read_raw_item_matrix`)."""
+    raw = read_raw_item_matrix(spec, raw_dir, harness_reader)
     scores, names, paths = raw.scores, raw.names, raw.paths
     validate_binary(scores, paths[0])
     n_models, n_items = scores.shape
@@ -387,7 +385,7 @@ METADATA_ATTR = "lm_eval"
 
 def write_tables(tables: dict[str, pd.DataFrame], out: dict[str, str | Path]) -> None:
     """The tables as Parquet; items.parquet keeps the dataset's harness facts, where it has them
-    (:mod:`benchcast.lm_eval.identity`), in its metadata."""
+    (:mod:`benchcast.data.harness_identity`), in its metadata."""
     for name, df in tables.items():
         facts = df.attrs.get(METADATA_ATTR)
         metadata = None if facts is None else {METADATA_KEY: json.dumps(facts, sort_keys=True).encode()}

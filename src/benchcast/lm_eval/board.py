@@ -4,7 +4,7 @@ Every folder holding ``samples_*.jsonl`` files is one model (named by the run's
 ``results_*.json``, else by the folder); its items are ``<task>/<doc_id>``, scored by one metric
 after one filter per task: by default the first metric the log lists and the first filter it holds
 (the task config's order), or those ``--metric`` / ``--filter`` name. The result is a models x
-items Parquet matrix whose metadata holds the harness facts (:mod:`benchcast.lm_eval.identity`),
+items Parquet matrix whose metadata holds the harness facts (:mod:`benchcast.data.harness_identity`),
 so ``select --format lm-eval``, ``estimate`` from harness logs and ``plan`` take it as they take
 a catalog dataset.
 """
@@ -19,10 +19,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchcast.data.catalog import DatasetSpec
+from benchcast.data.harness_identity import DOC_COLUMN, METADATA_KEY, TASK_COLUMN, split_item_id
 from benchcast.data.io import write_parquet_atomic
+from benchcast.data.item_level import RawItemMatrix
 from benchcast.errors import ConfigError, DataError
 from benchcast.lm_eval.files import SampleFile, iter_lines, one_model, sample_files, task_scores
-from benchcast.lm_eval.identity import METADATA_KEY
 
 MISSING = ("refuse", "drop-models", "drop-items")
 
@@ -183,3 +185,24 @@ def write_board(board: Board, out: str | Path) -> Path:
         )
     write_parquet_atomic(board.scores, out, {METADATA_KEY: json.dumps(board.facts, sort_keys=True).encode()})
     return out
+
+
+def read_logs_dataset(spec: DatasetSpec, folder: Path, paths: list[str]) -> RawItemMatrix:
+    """A catalog dataset of format ``lm_eval_logs`` (a folder of harness logs, one model per folder,
+    with the entry's ``lm_eval_logs`` options ``metric``, ``filter`` and ``missing``) as the ingest's
+    raw matrix (:class:`benchcast.data.item_level.RawItemMatrix`): the ``harness_reader`` that
+    :func:`benchcast.data.item_level.build_tables` is given for that format."""
+    options = dict(spec.extra.get("lm_eval_logs") or {})
+    unknown = sorted(set(options) - {"metric", "filter", "missing"})
+    if unknown:
+        raise DataError(
+            folder, f"lm_eval_logs.{unknown[0]}", "is not an option", "use metric, filter and missing (as from-lm-eval)"
+        )
+    board = build_board([folder], options.get("metric"), options.get("filter"), str(options.get("missing", "refuse")))
+    scores = board.scores.drop(columns="model_id").to_numpy(np.float64)
+    items = [split_item_id(c) for c in board.scores.columns[1:]]
+    columns = {TASK_COLUMN: [t for t, _ in items], DOC_COLUMN: np.asarray([d for _, d in items], dtype=np.int32)}
+    names = board.scores["model_id"].tolist()
+    return RawItemMatrix(
+        scores, names, paths, ["scores"] * len(names), subtasks=columns[TASK_COLUMN], harness=(columns, board.facts)
+    )

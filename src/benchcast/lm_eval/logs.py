@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchcast.data.answers import Answers
+from benchcast.data.harness_identity import HarnessMap
 from benchcast.errors import DataError
 from benchcast.lm_eval.files import logged_again, one_model, sample_files, task_scores
-from benchcast.lm_eval.identity import HarnessMap
-from benchcast.new_model.answers import Answers
 
 
 def read_logs(paths, hmap: HarnessMap) -> Answers:

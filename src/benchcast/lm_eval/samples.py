@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchcast.data.harness_identity import HarnessMap
 from benchcast.data.io import write_text_atomic
 from benchcast.errors import DataError
-from benchcast.lm_eval.identity import HarnessMap
 
 
 def samples_of(items: pd.DataFrame, hmap: HarnessMap, item_ids: list[str]) -> dict[str, list[int]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchcast.lm_eval.identity import HarnessMap
+from benchcast.data.harness_identity import HarnessMap
 
 STAMP = "2026-01-01T00-00-00.000000"
 

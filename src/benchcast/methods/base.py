@@ -11,7 +11,7 @@ import numpy as np
 from benchcast.errors import BudgetExceeded, ConfigError
 from benchcast.oracle import Oracle
 
-#: metadata of a dataclass field a stored fit leaves out (:func:`benchcast.new_model.state.write_state`
+#: metadata of a dataclass field a stored fit leaves out (:func:`benchcast.methods.state.write_state`
 #: stores its default): wall-clock seconds and the like, so that a fit's bytes do not depend on the
 #: machine that built it
 NOT_STORED = {"stored": False}

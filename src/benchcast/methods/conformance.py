@@ -117,7 +117,7 @@ def check_method(name: str, params: dict | None = None, budget: int | None = Non
         return True, "the same seeds give the same estimates, bit for bit"
 
     def stored():
-        from benchcast.new_model.state import read_state, write_state
+        from benchcast.methods.state import read_state, write_state
 
         m = _fit(name, params, source, groups, budget, seed)
         with tempfile.TemporaryDirectory() as folder:

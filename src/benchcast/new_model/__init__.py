@@ -5,7 +5,7 @@ Item level (any item-level method of the registry):
 
 * :func:`select` -- which items the model should answer; :func:`estimate` -- its full-benchmark
   score with an interval (:mod:`benchcast.new_model.api`), from fits stored without pickle under
-  ``results/models/`` (:mod:`benchcast.new_model.fits`, :mod:`benchcast.new_model.state`) and
+  ``results/models/`` (:mod:`benchcast.new_model.fits`, :mod:`benchcast.methods.state`) and
   calibrated on folds of held-out models; a leaderboard of your own
   (:mod:`benchcast.new_model.leaderboard`);
 * :mod:`benchcast.new_model.planner` -- how many items tell two models apart (``benchcast plan``).

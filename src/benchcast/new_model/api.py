@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
+from benchcast.data.answers import Answers, read_answers
 from benchcast.errors import ConfigError, DataError, did_you_mean
 from benchcast.methods import make_method
-from benchcast.new_model.answers import Answers, read_answers
 from benchcast.new_model.facts import first_fit_seconds
 from benchcast.new_model.fits import (
     DEFAULT_FOLDS,
@@ -272,7 +272,7 @@ def estimate_from(
             "for the items still to answer, or pass the --budget you selected with"
         )
         if given.harness:  # name the documents as the harness does
-            from benchcast.lm_eval.identity import harness_map
+            from benchcast.data.harness_identity import harness_map
 
             items = harness_map(board).items
             missing = [f"{items[j][0]} doc {items[j][1]}" for j in batch]

@@ -1,7 +1,7 @@
 """Deployable fits: a method fitted on every model of a leaderboard, with the residuals that
 calibrate its intervals, stored under ``<data_dir>/models/<dataset>/<method>/n=<budget>/``.
 
-* ``fit.json`` + ``arrays.parquet`` (:mod:`benchcast.new_model.state`): the fitted method, with its
+* ``fit.json`` + ``arrays.parquet`` (:mod:`benchcast.methods.state`): the fitted method, with its
   settings, seed, budget, the leaderboard's checksum and the selection id;
 * ``calibration.parquet``: one row per model of the leaderboard (``model_id, fold, estimate,
   truth``): the model's estimate by the same method fitted without the model's fold, the model
@@ -35,8 +35,8 @@ from benchcast.blas import THREAD_VARIABLES, give_back_defaults, loaded_librarie
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.errors import ConfigError, DataError
 from benchcast.methods import Method, make_method
+from benchcast.methods.state import CorruptFit, OldFitFormat, read_state, write_state
 from benchcast.new_model.leaderboard import Leaderboard
-from benchcast.new_model.state import CorruptFit, OldFitFormat, read_state, write_state
 from benchcast.oracle import Oracle
 
 DEFAULT_FOLDS = 10

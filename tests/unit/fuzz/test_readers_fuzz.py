@@ -26,10 +26,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from benchcast.cli.complete import read_known_scores, validate_known_scores
+from benchcast.data.answers import read_answers
 from benchcast.data.catalog import load_catalog
 from benchcast.errors import BenchcastError, ConfigError, DataError
 from benchcast.lm_eval.board import build_board
-from benchcast.new_model.answers import read_answers
 from benchcast.new_model.leaderboard import load_leaderboard
 from benchcast.studies import registry
 from benchcast.workflow.config_check import ConfigSources, load_schema, validate

@@ -14,9 +14,16 @@ from helpers import FAST, MIRROR, REPO
 
 from benchcast.cli import main
 from benchcast.data.catalog import load_catalog
+from benchcast.data.harness_identity import (
+    DOC_COLUMN,
+    TASK_COLUMN,
+    catalog_columns,
+    harness_map,
+    parse_block,
+    read_facts,
+)
 from benchcast.data.item_level import build_tables, write_tables
 from benchcast.errors import DataError
-from benchcast.lm_eval.identity import DOC_COLUMN, TASK_COLUMN, catalog_columns, harness_map, parse_block, read_facts
 from benchcast.lm_eval.simulate import write_logs
 from benchcast.methods import REGISTRY
 from benchcast.new_model.leaderboard import load_leaderboard

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from benchcast.cli import main
-from benchcast.lm_eval.identity import HarnessMap, LeafTask
+from benchcast.data.harness_identity import HarnessMap, LeafTask
 from benchcast.lm_eval.simulate import STAMP, write_logs
 
 TASKS = {"quiz_a": 30, "quiz_b": 20}

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from benchcast.errors import DataError
-from benchcast.new_model.state import CorruptFit, read_state, write_state
+from benchcast.methods.state import CorruptFit, read_state, write_state
 
 PROCESSES = 8
 

@@ -15,10 +15,10 @@ from benchcast.cli import main
 from benchcast.data.item_level import ResponseMatrix
 from benchcast.errors import BenchcastError, DataError
 from benchcast.methods import REGISTRY, make_method
+from benchcast.methods.state import FORMAT, read_state, resealed, write_state
 from benchcast.new_model import estimate, select
 from benchcast.new_model.fits import conformal_halfwidth
 from benchcast.new_model.leaderboard import load_leaderboard
-from benchcast.new_model.state import FORMAT, read_state, resealed, write_state
 from benchcast.oracle import Oracle
 from benchcast.trials.runner import run_job
 

@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
+from benchcast.data.answers import read_answers
 from benchcast.data.item_level import ResponseMatrix
-from benchcast.new_model.answers import read_answers
 from benchcast.new_model.api import estimate_from, next_items
 from benchcast.new_model.fits import build_fit, load_fit
 from benchcast.new_model.leaderboard import Leaderboard, checksum
@@ -237,7 +237,7 @@ def _lm_eval_seconds(board, select, estimate, method: str, budget: int, extra: l
     """The same through lm-evaluation-harness files, where the dataset has a harness identity:
     ``select --format lm-eval`` (each round) and ``estimate`` from the rounds' harness logs
     (written from the leaderboard's first model, :mod:`benchcast.lm_eval.simulate`)."""
-    from benchcast.lm_eval.identity import harness_map
+    from benchcast.data.harness_identity import harness_map
     from benchcast.lm_eval.simulate import write_logs
 
     hmap = harness_map(board)
