@@ -98,3 +98,48 @@ def test_a_new_study_runs_and_shows_in_the_index_the_report_and_the_slurm_groups
         assert f"\n{rule} " in stats, rule
 
     assert digests(root, list(before)) == before, "a file of the repository was edited"
+
+
+#: the tests every study must pass (they read the registry, never a list of studies): the layout and
+#: selections, the config check of its methods, the package layers, the SLURM bundles
+CONTRACT_TESTS = (
+    "tests/workflow/test_study_layout.py",
+    "tests/unit/workflow/test_config_check.py",
+    "tests/unit/test_structure.py",
+    "tests/workflow/test_slurm_groups.py::test_every_study_bundles_its_run_jobs_on_slurm",
+)
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="needs the raw mirror ../shared/raw beside the repository")
+def test_the_shared_contract_tests_pass_in_the_copy_with_the_new_study(copy_with_toy):
+    """The suite's shared study tests, run in the copy (its benchcast, its new study): they pass with
+    no file of the repository edited. The per-study dry runs of the eight other studies, and the
+    all-papers plan counts, are the main suite's; here the new study's and all studies' together."""
+    root, before = copy_with_toy
+    shared = root.parent / "shared"  # the copy's ../shared/raw is the real mirror
+    if not shared.exists():
+        shared.symlink_to(MIRROR.parent, target_is_directory=True)
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    selection = "toy or not (every_target_of_every_selection or all_papers_is_every_study)"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *CONTRACT_TESTS, "-q", "-p", "no:cacheprovider", "-rs", "-k", selection],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    # the new study took part: its own layout case and its selection's dry run ran; the one skip is
+    # the config check's of the toy study, which lists no methods
+    skips = [line for line in out.splitlines() if line.startswith("SKIPPED")]
+    assert len(skips) == 1 and "study toy lists no methods" in skips[0], out[-3000:]
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", *CONTRACT_TESTS, "--collect-only", "-q", "-k", selection],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "test_a_study_is_one_unit_per_layer[toy]" in listed and "dry_runs[toy]" in listed
+    assert digests(root, list(before)) == before, "a file of the repository was edited"

@@ -11,10 +11,8 @@ BP_STUDY = load_study("benchpress")
 BP = BP_STUDY.config
 BP_MATRIX = BP_STUDY.data()
 
-from benchcast.studies.benchpress.analysis import validate_grid_config  # noqa: E402
-
-# Fail at parse time on unknown transforms or methods, with the fix.
-BP_GRID = {(t, m): g for t, m, g in validate_grid_config(BP["transforms"], BP["methods"])}
+# (transform, method) -> its settings; the study's build refused unknown transforms and methods
+BP_GRID = BP_STUDY.grid
 # The paper's held-out folds and the low-cost allow-list (Section 5), from the dataset's catalog entry.
 BP_FOLDS = catalog_file(BP["dataset"], "folds", "benchpress (the paper's held-out folds JSON, files.folds)")
 

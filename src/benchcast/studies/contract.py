@@ -8,13 +8,15 @@ of :class:`Study` and names it ``STUDY``; :func:`benchcast.studies.registry` fin
 folder. From the subclass the shared parts follow:
 
 * the workflow loads ``S.smk`` when ``studies`` lists ``S`` and registers, through
-  ``study("S")`` in ``workflow/rules/common.smk``, its outputs (rule ``all`` and the target rule
+  ``load_study("S")`` in ``workflow/rules/common.smk``, its outputs (rule ``all`` and the target rule
   ``S``), the datasets it reads (rule ``data``), its index entry (``results/index.md``) and its
   paper's published costs (``results/tables/performance.csv``);
 * the SLURM profile bundles its job groups (:attr:`Study.job_groups`);
 * ``config/all_papers.yaml`` includes its config file when it is part of the artifact
   (:attr:`Study.artifact`);
-* the config schema's list of studies and the layout test read the registry.
+* the config schema's list of studies and the layout test read the registry;
+* the shared config test misspells a parameter of every method the study's config lists
+  (:meth:`Study.method_entries`) and expects the study's build to refuse it.
 
 A study may also offer its **protocol** to others (:attr:`Study.protocol_score`): it then runs
 *guest* methods -- methods another study asks it to run under its grid, beside its own, at its own
@@ -33,7 +35,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from benchcast.data.catalog import Catalog
-from benchcast.errors import ConfigError
+from benchcast.errors import ConfigError, keyword_names
 from benchcast.methods.plugins import ORIGIN_KEY
 
 
@@ -80,6 +82,32 @@ def guests_to_run(
             _own_or_guest(study, g.label, *own[g.label], g)
             continue
         yield g, method, job_params(g.name, params)
+
+
+@dataclass(frozen=True)
+class MethodEntry:
+    """One method a study's config lists: its settings (the mapping inside the config section, so an
+    edit to it reaches the study's build) and the parameter names they may take."""
+
+    params: dict
+    accepts: tuple[str, ...]
+
+
+def registry_entries(entries: Iterable[dict], name_key: str = "name") -> list[MethodEntry]:
+    """:class:`MethodEntry` of config entries naming registered item-level methods (``{name, params}``;
+    a missing ``params`` is added). Entries naming a method this environment does not have (another
+    package's, not installed) are left out: the study's build names them."""
+    from benchcast.methods import REGISTRY, load_plugins
+
+    load_plugins()
+    return [MethodEntry(e.setdefault("params", {}), accepts(e[name_key])) for e in entries if e[name_key] in REGISTRY]
+
+
+def accepts(method: str) -> tuple[str, ...]:
+    """The parameter names a registered method takes (none listed: it takes any)."""
+    from benchcast.methods import REGISTRY
+
+    return tuple(keyword_names(REGISTRY[method]) or ())
 
 
 class Study:
@@ -139,6 +167,19 @@ class Study:
         """The methods this study asks other studies to run under their protocols, by study, from
         its validated config section; those studies are loaded first and passed as ``others``."""
         return {}
+
+    @classmethod
+    def method_entries(cls, config: Mapping[str, Any]) -> list[MethodEntry]:
+        """Every method entry of a validated config section, each holding the section's own params
+        mapping: misspelling a parameter there must make the study's build (:func:`build_studies`)
+        refuse it with a did-you-mean. None by default: a study without methods."""
+        return []
+
+    @classmethod
+    def installed_only(cls, config: Mapping[str, Any]) -> dict:
+        """The config section without the entries naming methods of packages this environment has not
+        installed (what can be built here); by default the section itself."""
+        return dict(config)
 
     def protocol_runs(self, label: str) -> list[dict]:
         """The files of a method's results under this study's protocol (its own method or a guest):

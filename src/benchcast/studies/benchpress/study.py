@@ -3,8 +3,9 @@ outputs and index entry."""
 
 from __future__ import annotations
 
+from benchcast.errors import keyword_names
 from benchcast.output.comparison import WIDENING, of_the_paper, words
-from benchcast.studies.contract import Study
+from benchcast.studies.contract import MethodEntry, Study
 
 RUNS = "results/runs/benchpress/grid/{transform}/{bpmethod}.parquet"
 METRICS = "results/metrics/benchpress"
@@ -26,6 +27,26 @@ class BenchPress(Study):
     paper = "../shared/papers/benchpress-you-dont-need-to-run-every-eval.txt"
     position = 20
     job_groups = {GRID_GROUP: 12}
+
+    def __init__(self, config, catalog, guests=(), others=None):
+        super().__init__(config, catalog, guests, others)
+        from benchcast.studies.benchpress.analysis import validate_grid_config
+
+        #: (transform, method) -> its grid of settings; unknown names stop the build with the fix
+        self.grid = {(t, m): g for t, m, g in validate_grid_config(config["transforms"], config["methods"])}
+
+    @classmethod
+    def method_entries(cls, config) -> list[MethodEntry]:
+        """Each method's first grid setting (its grid made explicit in the section where the config
+        leaves it to the method's own); a completer's first argument is the matrix, not a setting."""
+        from benchcast.completion.completers import COMPLETERS
+
+        out = []
+        for m in config["methods"]:
+            completer = COMPLETERS[m["name"]]
+            m["grid"] = [dict(g) for g in m.get("grid") or completer.grid or [{}]]
+            out.append(MethodEntry(m["grid"][0], tuple(keyword_names(completer.fn) or ())[1:]))
+        return out
 
     def datasets(self) -> list[str]:
         return [self.config["dataset"]]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from benchcast.errors import keyword_names
 from benchcast.output.comparison import of_the_paper, words
 from benchcast.studies.cf_tasks.jobs import RUN_GROUP, Jobs
-from benchcast.studies.contract import Study
+from benchcast.studies.contract import MethodEntry, Study, registry_entries
 
 
 class CFTasks(Study):
@@ -21,6 +22,20 @@ class CFTasks(Study):
         "task-level MAE of the new models' estimates in a repeat (points, mean over tasks); the rank MAE "
         "among the initial models beside it"
     )
+
+    @classmethod
+    def method_entries(cls, config) -> list[MethodEntry]:
+        """The item-level methods it compares, and CF's own settings (``method: cf``)."""
+        from benchcast.methods.collaborative_filtering import CFSettings
+
+        out = []
+        for m in config["methods"]:
+            base = m.get("method", m["name"])
+            if base == "cf":
+                out.append(MethodEntry(m.setdefault("params", {}), tuple(keyword_names(CFSettings) or ())))
+            else:
+                out += registry_entries([{"name": base, "params": m.setdefault("params", {})}])
+        return out
 
     def scope(self) -> str:
         cfg = self.config

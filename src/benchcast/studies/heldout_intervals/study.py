@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from benchcast.studies.contract import Study
+from benchcast.studies.contract import MethodEntry, Study, registry_entries
 from benchcast.studies.heldout_intervals.jobs import Jobs
 
 
@@ -29,6 +29,10 @@ class HeldoutIntervals(Study):
         "interval score of the printed interval (the method's own, else split-conformal, as `estimate`) on "
         "the fold's held-out models (points; Gneiting & Raftery 2007); coverage, width and MAE beside it"
     )
+
+    @classmethod
+    def method_entries(cls, config) -> list[MethodEntry]:
+        return registry_entries(config["methods"])
 
     def protocol_settings(self) -> dict:
         return {"level": float(self.config["level"])}

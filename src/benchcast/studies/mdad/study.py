@@ -6,7 +6,7 @@ import pandas as pd
 
 from benchcast.output.comparison import WIDENING, of_the_paper, words
 from benchcast.stats.mdad import Criterion, per_trial_mdad
-from benchcast.studies.contract import Study
+from benchcast.studies.contract import MethodEntry, Study, registry_entries
 from benchcast.studies.mdad.analysis import PAPER_TRIALS, cell_counts
 from benchcast.studies.mdad.jobs import RUN_GROUP, Jobs
 from benchcast.studies.mdad.protocol import trial_metrics
@@ -26,6 +26,10 @@ class MDAD(Study):
     )
     #: the half of the items the protocol scores on: the items no selector saw (Section 3)
     PROTOCOL_SPLIT = "unseen"
+
+    @classmethod
+    def method_entries(cls, config) -> list[MethodEntry]:
+        return registry_entries([*config["methods"], *config.get("cross_paper", {}).get("methods", [])])
 
     def scope(self) -> str:
         cfg = self.config

@@ -6,7 +6,7 @@ again."""
 from __future__ import annotations
 
 from benchcast.errors import ConfigError
-from benchcast.studies.contract import GuestMethod, Study
+from benchcast.studies.contract import GuestMethod, MethodEntry, Study, registry_entries
 
 TABLES = "results/tables/method_comparison"
 FIGURES = "results/figures/method_comparison"
@@ -20,6 +20,17 @@ class MethodComparison(Study):
     position = 80
     # not a paper: what a researcher runs for a new method; config/method_comparison.yaml is its full run
     artifact = False
+
+    @classmethod
+    def installed_only(cls, config) -> dict:
+        from benchcast.methods import REGISTRY, load_plugins
+
+        load_plugins()
+        return {**config, "methods": [m for m in config["methods"] if m["name"] in REGISTRY]}
+
+    @classmethod
+    def method_entries(cls, config) -> list[MethodEntry]:
+        return registry_entries(config["methods"])
 
     @classmethod
     def guest_methods(cls, config) -> dict[str, list[GuestMethod]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from benchcast.output.comparison import WIDENING, of_the_paper, words
 from benchcast.stats.metrics import trial_errors
-from benchcast.studies.contract import Study
+from benchcast.studies.contract import MethodEntry, Study, registry_entries
 from benchcast.studies.misses_the_mark.analysis import PAPER_BUDGETS, PAPER_DATASETS, PAPER_TRIALS, published_costs
 from benchcast.studies.misses_the_mark.jobs import LIGHT_RUN_GROUP, REPORT_GROUP, TABLES, Jobs
 
@@ -19,6 +19,10 @@ class MissesTheMark(Study):
     job_groups = {LIGHT_RUN_GROUP: 18, "mtm_search": 3, "mtm_pca": 6, REPORT_GROUP: 4}
     jobs_class = Jobs
     protocol_score = "estimation gap: mean |estimate - truth| over a trial's target models (points)"
+
+    @classmethod
+    def method_entries(cls, config) -> list[MethodEntry]:
+        return registry_entries(config["methods"])
 
     def scope(self) -> str:
         cfg, jobs = self.config, self.jobs

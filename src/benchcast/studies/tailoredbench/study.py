@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from benchcast.output.comparison import WIDENING, of_the_paper, words
 from benchcast.stats.metrics import trial_errors
-from benchcast.studies.contract import Study
+from benchcast.studies.contract import MethodEntry, Study, accepts, registry_entries
 from benchcast.studies.tailoredbench.analysis import PAPER_RUNS
 from benchcast.studies.tailoredbench.jobs import REPORT_GROUP, RUN_GROUP, Jobs
 
@@ -18,6 +18,15 @@ class TailoredBench(Study):
     job_groups = {RUN_GROUP: 8, REPORT_GROUP: 2}
     jobs_class = Jobs
     protocol_score = "MAE: mean |estimate - truth| over a run's target models (points); Kendall's tau beside it"
+
+    @classmethod
+    def method_entries(cls, config) -> list[MethodEntry]:
+        """The settings' methods, and the figures' TailoredBench variants."""
+        figures = [
+            MethodEntry(f.setdefault("params", {}), accepts("tailoredbench"))
+            for f in config.get("figures", {}).values()
+        ]
+        return registry_entries(config["settings"].values(), name_key="method") + figures
 
     def datasets(self) -> list[str]:
         return [self.config["dataset"]]
