@@ -200,3 +200,18 @@ def test_every_name_imported_from_benchcast_anywhere_in_the_repository_exists():
                             except ImportError:
                                 missing.append(f"{path}: from {node.module} import {alias.name}")
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    "module, old", sorted((m, old) for m, names in benchcast.RENAMED_NAMES.items() for old in names)
+)
+def test_a_renamed_name_still_works_with_a_deprecation_warning(module, old):
+    mod = importlib.import_module(module)
+    new = benchcast.RENAMED_NAMES[module][old]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = getattr(mod, old)
+    assert value is getattr(mod, new)
+    assert any(issubclass(w.category, DeprecationWarning) and f"{module}.{new}" in str(w.message) for w in caught)
+    with pytest.raises(AttributeError):
+        getattr(mod, "no_such_name_at_all")

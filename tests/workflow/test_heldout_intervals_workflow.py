@@ -1,4 +1,4 @@
-"""The heldout_intervals study end to end on a small items x models CSV the test writes: the deployable fits the
+"""The heldout_intervals study end to end on a small items x models CSV the test writes: the stored fits the
 command line then reads as they are, the held-out test's tables, and a changed method reruns only its
 own jobs."""
 

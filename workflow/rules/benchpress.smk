@@ -142,7 +142,7 @@ rule bp_tables:
 rule bp_reliability:
     """Section 6.2 / App. E.2: fold predictions of the 15 configurations behind the ensemble-spread
     features, the three reliability estimators cross-fitted over folds (Figure 10), conformal
-    intervals, trust calibration, and the paper's deployable hybrid model (calibrated on the folds;
+    intervals, trust calibration, and the paper's final hybrid model (calibrated on the folds;
     `benchcast complete` uses bp_complete's, calibrated for new models)."""
     input:
         **BP_MATRIX,

@@ -1,4 +1,4 @@
-# For a user with a new model: the deployable fits `benchcast select` / `benchcast estimate` read, one
+# For a user with a new model: the stored fits `benchcast select` / `benchcast estimate` read, one
 # per (dataset, method, budget), and the held-out test of the intervals the tools print. The jobs come
 # from benchcast.studies.heldout_intervals.jobs; the tools are benchcast.new_model.
 
@@ -14,7 +14,7 @@ HI_TABLES = HI_JOBS.tables()
 
 
 rule heldout_intervals:
-    """Every deployable fit and the held-out test's tables (also part of `all` when `studies` lists it)."""
+    """Every stored fit and the held-out test's tables (also part of `all` when `studies` lists it)."""
     input:
         HI_STUDY.outputs(),
 

@@ -162,7 +162,7 @@ def _trust_meaning(reliability) -> str:
 def run(args: argparse.Namespace) -> int:
     from threadpoolctl import threadpool_limits
 
-    from benchcast.new_model.complete import DeployedReliability, complete_new_model
+    from benchcast.new_model.complete import ReliabilityModel, complete_new_model
     from benchcast.studies.benchpress.settings import SELECTED_CONFIG
 
     check_out(args.out, "predictions.csv")
@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     known = validate_known_scores(
         read_known_scores(args.scores), benchmarks, M, args.scores, accept_low=args.accept_low_scores
     )
-    reliability = None if args.no_intervals else DeployedReliability.from_json(reliability_file(args))
+    reliability = None if args.no_intervals else ReliabilityModel.from_json(reliability_file(args))
     with threadpool_limits(1):  # small SVDs / solves: threads only add overhead
         table = complete_new_model(M, list(benchmarks["benchmark_id"]), known, reliability, predictor=SELECTED_CONFIG)
     for c in ("name", "category"):

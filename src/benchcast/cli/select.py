@@ -11,7 +11,7 @@
 column ``model_id``, other columns item ids, 0/1 scores). Adaptive methods (``tailoredbench``)
 select in batches: run ``select`` again with ``--answers`` (the answers so far) until it says
 the selection is complete. The first call for a dataset, method and budget builds the fit and
-its calibration under ``<data-dir>/models/`` (the workflow's ``deploy`` rule builds them ahead).
+its calibration under ``<data-dir>/models/`` (the workflow's ``heldout_intervals`` study builds them ahead).
 """
 
 from __future__ import annotations
@@ -108,13 +108,13 @@ def _run_lm_eval(args) -> int:
     from benchcast.data.answers import read_answers
     from benchcast.data.harness_identity import harness_map, require_usable
     from benchcast.lm_eval.samples import harness_command, samples_of, write_samples
-    from benchcast.new_model.api import deployed, next_items
+    from benchcast.new_model.api import next_items, stored_fit
     from benchcast.new_model.leaderboard import load_leaderboard
 
     board = load_leaderboard(args.dataset, args.data_dir)
     hmap = require_usable(harness_map(board))  # before any fit is built
     params = json_params(args.params)
-    board, fit = deployed(
+    board, fit = stored_fit(
         board, args.method, args.budget, params, args.data_dir, args.seed, args.folds, log, cores(args)
     )
     given = read_given(args, board)

@@ -10,7 +10,7 @@ BenchPress Section 4.1 completes it in four steps, each in its own module:
 * :mod:`.pipeline` -- transform -> standardize -> complete -> invert, as one call;
   :mod:`.predictors` names one such configuration and the sets the reliability layer uses;
 * :mod:`.evaluation` -- held-out folds, per-fold MedAPE / MedAE / coverage;
-* :mod:`.reliability`, :mod:`.deploy`, :mod:`.new_model` -- risk models, intervals and trust
+* :mod:`.reliability` -- risk models, intervals and trust
   for completed cells and for a new model's row.
 
 Everything here takes its settings as arguments; the BenchPress paper's choices (default

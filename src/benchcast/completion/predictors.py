@@ -5,7 +5,7 @@ A :class:`PredictorConfig` names one way of completing a score matrix
 reliability layer needs: the point predictor whose errors are estimated and the two stacks of
 alternative predictors whose disagreement is the ensemble-spread feature
 (:func:`~benchcast.completion.reliability.ensemble_features`). Both round-trip through plain
-dicts so a deployed reliability model records the predictors it was calibrated for. Which
+dicts so a reliability model records the predictors it was calibrated for. Which
 configurations a study uses is the study's choice (BenchPress's:
 :mod:`benchcast.studies.benchpress.settings`).
 """

@@ -335,7 +335,7 @@ class CFProbe(Method):
 
     def fit(self, source, budget, rng, groups=None):
         check_budget(source, budget)
-        # any labels: integer codes 0..k-1 keep their order (the deploy layer names them so)
+        # any labels: integer codes 0..k-1 keep their order (the new-model tools name them so)
         tasks = (
             np.zeros(source.shape[1], dtype=np.int64) if groups is None else np.unique(groups, return_inverse=True)[1]
         )

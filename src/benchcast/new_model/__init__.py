@@ -18,6 +18,10 @@ Benchmark level (BenchPress):
   removed from the matrix as new models.
 """
 
-from benchcast.new_model.api import Selection, deployed, estimate, select
+from benchcast.new_model.api import Selection, estimate, select, stored_fit
+from benchcast.renames import renamed_names
 
-__all__ = ["Selection", "deployed", "estimate", "select"]
+__all__ = ["Selection", "estimate", "select", "stored_fit"]
+
+
+__getattr__ = renamed_names(__name__)  # the names renamed in 0.3.0, for one release

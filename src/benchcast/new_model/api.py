@@ -26,7 +26,7 @@ from benchcast.methods import make_method
 from benchcast.new_model.facts import first_fit_seconds
 from benchcast.new_model.fits import (
     DEFAULT_FOLDS,
-    DeployedFit,
+    StoredFit,
     build_fit,
     build_lock,
     conformal_halfwidth,
@@ -37,6 +37,7 @@ from benchcast.new_model.fits import (
 )
 from benchcast.new_model.leaderboard import Leaderboard, load_leaderboard
 from benchcast.new_model.replay import replay
+from benchcast.renames import renamed_names
 
 #: how ``estimate`` makes the interval (:func:`estimate_from`)
 INTERVALS = ("auto", "own", "conformal")
@@ -51,7 +52,7 @@ class Selection:
     budget: int
 
 
-def deployed(
+def stored_fit(
     dataset: str | Leaderboard,
     method: str,
     budget: int,
@@ -61,7 +62,7 @@ def deployed(
     folds: int = DEFAULT_FOLDS,
     log=print,
     cores: int = 1,
-) -> tuple[Leaderboard, DeployedFit]:
+) -> tuple[Leaderboard, StoredFit]:
     """The leaderboard and the stored fit of ``method`` at ``budget``, built (and stored) first if
     there is none for these settings, its calibration folds on ``cores`` processes."""
     check_method(method, params)
@@ -111,7 +112,7 @@ def check_method(method: str, params: dict | None) -> None:
     make_method(method, params)
 
 
-def _check_selection_id(answers: Answers, fit: DeployedFit) -> None:
+def _check_selection_id(answers: Answers, fit: StoredFit) -> None:
     wrong = sorted(answers.selection_ids - {fit.meta["selection_id"]})
     if wrong:
         raise DataError(
@@ -124,7 +125,7 @@ def _check_selection_id(answers: Answers, fit: DeployedFit) -> None:
         )
 
 
-def _replay(board: Leaderboard, fit: DeployedFit, answers: Answers):
+def _replay(board: Leaderboard, fit: StoredFit, answers: Answers):
     seed, method = fit.meta["seed"], fit.meta["method"]
     n_items = len(board.matrix.item_ids)
     return replay(
@@ -162,7 +163,7 @@ def select(
 ) -> Selection:
     """The next items ``method`` asks a new model for (all of a static method's core set); a fit
     built first calibrates on ``cores`` processes."""
-    board, fit = deployed(dataset, method, budget, params, data_dir, seed, folds, log, cores)
+    board, fit = stored_fit(dataset, method, budget, params, data_dir, seed, folds, log, cores)
     return next_items(board, fit, read_answers(answers if answers is not None else {}, board.matrix.item_ids))
 
 
@@ -178,7 +179,7 @@ def _check_count(given: Answers, budget: int) -> None:
         )
 
 
-def next_items(board: Leaderboard, fit: DeployedFit, given: Answers) -> Selection:
+def next_items(board: Leaderboard, fit: StoredFit, given: Answers) -> Selection:
     """:func:`select` on a loaded leaderboard and fit."""
     _check_selection_id(given, fit)
     _check_count(given, fit.meta["budget"])
@@ -222,11 +223,11 @@ def estimate(
     if budget is None:
         budget = _budget_of_selection(board, method, given, data_dir)
     _check_count(given, budget)
-    board, fit = deployed(board, method, budget, params, data_dir, seed, folds, log, cores)
+    board, fit = stored_fit(board, method, budget, params, data_dir, seed, folds, log, cores)
     return estimate_from(board, fit, given, level, interval)
 
 
-def _per_subtask(board: Leaderboard, fit: DeployedFit, selected: list[int]) -> dict:
+def _per_subtask(board: Leaderboard, fit: StoredFit, selected: list[int]) -> dict:
     """The subtasks' own estimates, where the method gives them (the CF probe), with the items
     each used."""
     per_group = getattr(fit.method, "per_group_", None)
@@ -253,7 +254,7 @@ def _budget_of_selection(board: Leaderboard, method: str, given: Answers, data_d
 
 
 def estimate_from(
-    board: Leaderboard, fit: DeployedFit, given: Answers, level: float = 0.9, interval: str = "auto"
+    board: Leaderboard, fit: StoredFit, given: Answers, level: float = 0.9, interval: str = "auto"
 ) -> dict:
     """:func:`estimate` on a loaded leaderboard and fit. ``interval``: ``own`` (the method's own
     central-limit interval: AIPW), ``conformal``, or ``auto`` (its own where it has one)."""
@@ -320,3 +321,6 @@ def estimate_from(
         "models": int(len(accuracy)),
     }
     return result
+
+
+__getattr__ = renamed_names(__name__)  # the names renamed in 0.3.0, for one release

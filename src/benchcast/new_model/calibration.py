@@ -5,7 +5,7 @@ held-out cells: missing cells of models whose other scores are in the matrix. ``
 complete`` meets a different case: a model whose row is *not* in the matrix and that brings only
 k known scores. Calibrated on the folds, its 90% intervals covered 81.5% of the held-out cells of
 three models removed from the matrix. Here every calibration cell is made the way a
-deployment cell is (the paper is silent on deployment calibration; these choices are ours):
+new-model cell is (the paper is silent on calibrating for new models; these choices are ours):
 
 1. a model with at least ``k + 1`` observed scores is removed from the matrix;
 2. ``k`` of its observed scores, drawn at random (seed stream ``new_model``), are its known scores;
@@ -30,6 +30,7 @@ import pandas as pd
 
 from benchcast.completion.predictors import PredictorSet
 from benchcast.new_model.complete import benchmark_scales, new_row_predictions
+from benchcast.renames import renamed_names
 from benchcast.seeding import rng
 
 MIN_CELLS = 20
@@ -39,7 +40,7 @@ __all__ = [
     "build_new_model_reliability",
     "check_new_models",
     "check_summary",
-    "deploy_reliability",
+    "calibrate_for_new_models",
     "leave_model_out_cells",
     "pick_models",
 ]
@@ -57,7 +58,7 @@ def leave_model_out_cells(
     n_jobs: int = 1,
     log=lambda s: None,
 ) -> pd.DataFrame:
-    """Calibration cells of the deployment case (module docstring, steps 1-4).
+    """Calibration cells of the new-model case (module docstring, steps 1-4).
 
     Parameters
     ----------
@@ -149,20 +150,20 @@ def build_new_model_reliability(
     bins: int = 20,
     n_jobs: int = 1,
 ):
-    """The deployable reliability model from :func:`leave_model_out_cells` (made with ``predictors``;
+    """The reliability model from :func:`leave_model_out_cells` (made with ``predictors``;
     ``seed`` and ``grid`` go to the risk model's fit).
 
     The hybrid risk model is fitted on all cells (architecture selection as Appendix E.2, the
     model groups as folds); the conformal scale and the trust calibration of each ``k`` use the
     cells of that ``k`` with risks cross-fitted over the model groups. Returns the
-    :class:`~benchcast.new_model.complete.DeployedReliability` and a per-k summary table.
+    :class:`~benchcast.new_model.complete.ReliabilityModel` and a per-k summary table.
     """
     from benchcast.completion.reliability import leave_fold_out_risk, trust_calibration
-    from benchcast.new_model.complete import build_deployed
+    from benchcast.new_model.complete import build_reliability_model
 
     lfo = leave_fold_out_risk(cells, "hybrid", seed=seed, grid=grid, n_jobs=n_jobs)
     scale = cells["scale"].to_numpy(dtype=np.float64)
-    model, _ = build_deployed(
+    model, _ = build_reliability_model(
         cells,
         "hybrid",
         predictors=predictors,
@@ -312,7 +313,7 @@ def pick_models(M: np.ndarray, n: int | None, min_observed: int, seed: int, stre
     return np.sort(rng(seed, 0, stream).choice(eligible, n, replace=False))
 
 
-def deploy_reliability(
+def calibrate_for_new_models(
     M: np.ndarray,
     *,
     k_known: list[int],
@@ -329,7 +330,7 @@ def deploy_reliability(
     n_jobs: int = 1,
     log=lambda s: None,
 ):
-    """Calibration cells and the deployable model for new models, from the settings of config
+    """Calibration cells and the final model for new models, from the settings of config
     ``benchpress.complete`` (and ``benchpress.reliability`` for level, threshold, bins, risk_seed),
     the predictors that complete a row and the risk model's architecture grid."""
     models = pick_models(M, max_models, min(k_known) + 1, seed, "new_model_models")
@@ -355,3 +356,6 @@ def deploy_reliability(
         n_jobs=n_jobs,
     )
     return cells, model, by_k
+
+
+__getattr__ = renamed_names(__name__)  # the names renamed in 0.3.0, for one release

@@ -1,7 +1,7 @@
 """Apply BenchPress to a new model: point predictions, 90% intervals and trust probabilities.
 
-The workflow fits a :class:`DeployedReliability` once from the held-out folds
-(:func:`build_deployed`) and writes it as plain JSON (weights as lists: no pickles, so a
+The workflow fits a :class:`ReliabilityModel` once from the held-out folds
+(:func:`build_reliability_model`) and writes it as plain JSON (weights as lists: no pickles, so a
 model file from anywhere is safe to load). :func:`complete_new_model` then takes a new
 model's known scores, appends its row to the score matrix and returns, for every other
 benchmark:
@@ -14,8 +14,8 @@ benchmark:
   calibrated on out-of-sample risks); percentage benchmarks' bounds are clipped to [0, 100];
 * a trust probability ``P(|error| <= threshold)`` from the monotone calibration of the risk.
 
-Choices where the paper is silent (documented, parameters of :func:`build_deployed`): the
-deployed risk model is the hybrid estimator refitted on all held-out cells with the same
+Choices where the paper is silent (documented, parameters of :func:`build_reliability_model`): the
+final risk model is the hybrid estimator refitted on all held-out cells with the same
 architecture selection; the conformal scale pools all folds.
 """
 
@@ -45,12 +45,13 @@ from benchcast.completion.reliability import (
 from benchcast.completion.transforms import percentage_columns
 from benchcast.data.io import write_text_atomic
 from benchcast.errors import DataError
+from benchcast.renames import renamed_names
 
 __all__ = [
-    "DeployedReliability",
+    "ReliabilityModel",
     "FORMAT_VERSION",
     "benchmark_scales",
-    "build_deployed",
+    "build_reliability_model",
     "complete_new_model",
     "interval_floor",
     "new_row_predictions",
@@ -82,7 +83,7 @@ def _export_estimator(model: RiskModel) -> dict:
 
 
 @dataclass
-class DeployedReliability:
+class ReliabilityModel:
     """Everything needed to put an interval and a trust probability on a new prediction.
 
     The risk network is stored as its layers (ReLU between layers, identity output) on the
@@ -149,7 +150,7 @@ class DeployedReliability:
         write_text_atomic(path, json.dumps(self.__dict__, indent=1, sort_keys=True))
 
     @classmethod
-    def from_json(cls, path: str | Path) -> DeployedReliability:
+    def from_json(cls, path: str | Path) -> ReliabilityModel:
         try:
             doc = json.loads(Path(path).read_text())
         except FileNotFoundError:
@@ -175,7 +176,7 @@ class DeployedReliability:
             raise DataError(path, "(keys)", str(exc), "rebuild the reliability model") from None
 
 
-def build_deployed(
+def build_reliability_model(
     features: pd.DataFrame,
     kind: str = "hybrid",
     *,
@@ -188,8 +189,8 @@ def build_deployed(
     n_jobs: int = 1,
     lfo: RiskEstimate | None = None,
     scale: np.ndarray | None = None,
-) -> tuple[DeployedReliability, dict]:
-    """Fit the deployable reliability model from the per-cell fold feature table.
+) -> tuple[ReliabilityModel, dict]:
+    """Fit the reliability model from the per-cell fold feature table.
 
     ``features`` is :func:`benchcast.completion.reliability.fold_features` of the held-out
     folds, computed with ``predictors``; ``seed`` and ``grid`` go to the risk model's fit
@@ -214,7 +215,7 @@ def build_deployed(
     good = np.all(np.isfinite(X), axis=1) & np.isfinite(y)
     final = fit_risk_model(X[good], y[good], features["fold_id"].to_numpy()[good], seed, grid=grid)
     exported = _export_estimator(final)
-    model = DeployedReliability(
+    model = ReliabilityModel(
         features=names,
         architecture=exported["architecture"],
         layers=exported["layers"],
@@ -245,7 +246,7 @@ def complete_new_model(
     M: np.ndarray,
     benchmark_ids: list[str],
     known: dict[str, float],
-    reliability: DeployedReliability | None,
+    reliability: ReliabilityModel | None,
     *,
     predictor: PredictorConfig | None = None,
     is_percentage: np.ndarray | None = None,
@@ -257,7 +258,7 @@ def complete_new_model(
     M : (models, benchmarks) score matrix of the other models, NaN = missing.
     benchmark_ids : column ids of ``M``.
     known : the new model's scores by benchmark id (validated by the caller).
-    reliability : the deployed reliability model (its predictors complete the row); None gives
+    reliability : the reliability model (its predictors complete the row); None gives
         point predictions only, from ``predictor``.
     predictor : the point predictor when ``reliability`` is None.
     is_percentage : per-column percentage flags for clipping; default the observed-range rule.
@@ -362,3 +363,6 @@ def new_row_predictions(
         axis=1,
     )
     return pred, feats
+
+
+__getattr__ = renamed_names(__name__)  # the names renamed in 0.3.0, for one release

@@ -1,4 +1,4 @@
-"""Deployable fits: a method fitted on every model of a leaderboard, with the residuals that
+"""Stored fits: a method fitted on every model of a leaderboard, with the residuals that
 calibrate its intervals, stored under ``<data_dir>/models/<dataset>/<method>/n=<budget>/``.
 
 * ``fit.json`` + ``arrays.parquet`` (:mod:`benchcast.methods.state`): the fitted method, with its
@@ -11,7 +11,7 @@ calibrate its intervals, stored under ``<data_dir>/models/<dataset>/<method>/n=<
   for leave-one-model-out (every model is held out once; ``folds`` = the number of models is
   leave-one-out exactly) so that an IRT method needs ``folds`` refits, not one per model.
 
-Seeds follow the trial runner (:func:`benchcast.trials.runner.run_job`): the deployable fit is trial 0 of
+Seeds follow the trial runner (:func:`benchcast.trials.runner.run_job`): the stored fit is trial 0 of
 ``seed``; calibration fold ``k`` is trial ``k + 1``. So the fit, and the estimate a new model
 gets, are what the workflow's trial runner computes for the same sources, settings and seed.
 """
@@ -38,12 +38,13 @@ from benchcast.methods import Method, make_method
 from benchcast.methods.state import CorruptFit, OldFitFormat, read_state, write_state
 from benchcast.new_model.leaderboard import Leaderboard
 from benchcast.oracle import Oracle
+from benchcast.renames import renamed_names
 
 DEFAULT_FOLDS = 10
 
 
 @dataclass
-class DeployedFit:
+class StoredFit:
     method: Method
     meta: dict
     calibration: pd.DataFrame  # model_id, fold, estimate, truth
@@ -178,6 +179,7 @@ def interrupts_held():
 def fold_of_models(n_models: int, folds: int, seed: int) -> np.ndarray:
     """Each model's calibration fold (0 .. folds - 1), from the ``deploy:folds`` stream."""
     fold_of = np.empty(n_models, dtype=np.int64)
+    # the stream's label is its first name: labels feed the generators, so renaming one changes the bytes
     fold_of[seeding.rng(seed, 0, "deploy:folds").permutation(n_models)] = np.arange(n_models) % folds
     return fold_of
 
@@ -320,7 +322,7 @@ def build_fit(
     data_dir: str | Path = "results",
     log=print,
     cores: int = 1,
-) -> DeployedFit:
+) -> StoredFit:
     """Fit ``method`` on every model of ``board``, calibrate it (on ``cores`` processes), and store
     both. The stored bytes are the same whatever ``cores``: every fit runs with one BLAS thread."""
     t0 = time.perf_counter()
@@ -346,7 +348,7 @@ def build_fit(
     folder = fit_folder(data_dir, board, method, budget)
     write_parquet_atomic(calibration, folder / "calibration.parquet")
     write_state(m, meta, folder, files=("calibration.parquet",))  # fit.json last: its presence means whole
-    return DeployedFit(m, meta, calibration, folder, seconds)
+    return StoredFit(m, meta, calibration, folder, seconds)
 
 
 def load_fit(
@@ -358,7 +360,7 @@ def load_fit(
     data_dir: str | Path,
     folds: int,
     log=print,
-) -> DeployedFit | None:
+) -> StoredFit | None:
     """The stored fit for exactly these settings, or None when there is none, it is stale, of an
     older stored-fit format or damaged (its files do not match their checksums; said through
     ``log``)."""
@@ -381,7 +383,7 @@ def load_fit(
     )
     if stale:
         return None
-    return DeployedFit(m, meta, pd.read_parquet(folder / "calibration.parquet"), folder)
+    return StoredFit(m, meta, pd.read_parquet(folder / "calibration.parquet"), folder)
 
 
 @contextmanager
@@ -413,3 +415,6 @@ def conformal_halfwidth(calibration: pd.DataFrame, level: float) -> float:
     residuals = np.sort(np.abs(calibration["estimate"].to_numpy() - calibration["truth"].to_numpy()))
     k = math.ceil((len(residuals) + 1) * level)
     return float(residuals[k - 1]) if k <= len(residuals) else math.inf
+
+
+__getattr__ = renamed_names(__name__)  # the names renamed in 0.3.0, for one release

@@ -1,4 +1,4 @@
-"""`benchcast complete` and the deployable reliability model behind it."""
+"""`benchcast complete` and the reliability model behind it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from benchcast.completion.predictors import PredictorConfig, PredictorSet
 from benchcast.completion.reliability import FEATURE_SETS
 from benchcast.data.aggregate import read_benchpress, write_aggregate
 from benchcast.errors import DataError
-from benchcast.new_model.complete import DeployedReliability, build_deployed, complete_new_model
+from benchcast.new_model.complete import ReliabilityModel, build_reliability_model, complete_new_model
 from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS, SELECTED_CONFIG
 
 
@@ -37,7 +37,7 @@ def toy(tmp_path_factory):
     (root / "data.json").write_text(json.dumps(doc))
     write_aggregate(read_benchpress(root / "data.json"), root / "data")
     names = list(FEATURE_SETS["hybrid"])
-    rel = DeployedReliability(
+    rel = ReliabilityModel(
         features=names,
         architecture=[],
         layers=[{"weight": [[0.0]] * len(names), "bias": [float(np.log1p(2.0))]}],
@@ -138,7 +138,7 @@ def test_missing_reliability_model_and_matrix_say_how_to_build_them(toy, tmp_pat
 
 
 def test_deployed_model_roundtrip_and_calibration(tmp_path):
-    """build_deployed on a synthetic feature table: the exported network reproduces the fitted
+    """build_reliability_model on a synthetic feature table: the exported network reproduces the fitted
     risk model after a JSON round trip, and its conformal intervals cover ~90% of held-out cells."""
     rng = np.random.default_rng(0)
     names = list(FEATURE_SETS["hybrid"])
@@ -147,10 +147,10 @@ def test_deployed_model_roundtrip_and_calibration(tmp_path):
     scale = 0.5 + 2.0 * X[:, 0]
     err = np.abs(rng.normal(size=n) * scale)
     feats = pd.DataFrame(X, columns=names).assign(abs_err=err, fold_id=np.repeat(np.arange(6), n // 6))
-    model, ev = build_deployed(feats, "hybrid", predictors=PAPER_PREDICTORS, seed=1, grid=DEFAULT_GRID)
+    model, ev = build_reliability_model(feats, "hybrid", predictors=PAPER_PREDICTORS, seed=1, grid=DEFAULT_GRID)
     assert 0.87 <= ev["conformal"].coverage <= 0.93
     model.to_json(tmp_path / "m.json")
-    again = DeployedReliability.from_json(tmp_path / "m.json")
+    again = ReliabilityModel.from_json(tmp_path / "m.json")
     np.testing.assert_allclose(again.risk(X[:50]), model.risk(X[:50]))
     assert again.predictor_set() == PAPER_PREDICTORS
     assert np.corrcoef(model.risk(X), scale)[0, 1] > 0.5  # the risk tracks the planted noise scale
@@ -160,7 +160,7 @@ def test_deployed_model_roundtrip_and_calibration(tmp_path):
     bad["format_version"] = 99
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     with pytest.raises(DataError, match="format_version"):
-        DeployedReliability.from_json(tmp_path / "bad.json")
+        ReliabilityModel.from_json(tmp_path / "bad.json")
 
 
 def test_complete_new_model_without_reliability_is_point_only():
@@ -180,7 +180,7 @@ def test_a_reliability_model_completes_with_the_predictors_it_records(toy):
     M, _, benchmarks = load_score_matrix(*(toy / "data" / f"{k}.parquet" for k in ("scores", "models", "benchmarks")))
     ids = list(benchmarks["benchmark_id"])
     other = PredictorConfig.of("identity", "soft_impute", rank=2)
-    rel = DeployedReliability.from_json(toy / "rel.json")
+    rel = ReliabilityModel.from_json(toy / "rel.json")
     rel.predictors = PredictorSet(other, PAPER_PREDICTORS.lambda_stack, PAPER_PREDICTORS.strong_stack).to_dict()
     out = complete_new_model(M, ids, {"bench_0": 55.5, "bench_3": 20.0}, rel)
     row = np.full(M.shape[1], np.nan)

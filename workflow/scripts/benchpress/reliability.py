@@ -23,6 +23,6 @@ write_csv_atomic(
     float_format="%.4f",
 )
 risk_coverage_plot(res["risk_coverage"], out.figure10)
-res["deployed"].to_json(out.model)
+res["reliability_model"].to_json(out.model)
 for r in res["conformal"].to_dict("records"):
     log(f"{r['estimator']}: conformal coverage {r['coverage']:.4f}, median width {r['median_width']:.2f}")

@@ -24,13 +24,13 @@ def reliability_study(
 ) -> dict:
     """Section 6.2 / Appendix E.2 on the held-out folds: the three reliability estimators'
     risk-coverage curves (Figure 10), their leave-fold-out conformal intervals, the trust
-    calibration of the hybrid risk, and the deployable hybrid model for new models.
+    calibration of the hybrid risk, and the final hybrid model for new models.
 
     Returns a dict of DataFrames ``features, risk_coverage, conformal, trust, architectures`` and
-    ``deployed`` (a :class:`~benchcast.new_model.complete.DeployedReliability`).
+    ``reliability_model`` (a :class:`~benchcast.new_model.complete.ReliabilityModel`).
     """
     from benchcast.completion import reliability as rel
-    from benchcast.new_model.complete import build_deployed
+    from benchcast.new_model.complete import build_reliability_model
 
     preds = {key: evaluate_predictor(M, folds, cfg.predict) for key, cfg in PAPER_PREDICTORS.configs().items()}
     feats = rel.fold_features(
@@ -63,7 +63,7 @@ def reliability_study(
         )
         for f, name in sorted(est.architecture.items()):
             arch_rows.append({"estimator": kind, "fold_id": f, "architecture": name})
-    deployed, ev = build_deployed(
+    model, ev = build_reliability_model(
         feats,
         "hybrid",
         predictors=PAPER_PREDICTORS,
@@ -81,7 +81,7 @@ def reliability_study(
         "conformal": pd.DataFrame(conf_rows),
         "trust": ev["trust"].table(),
         "architectures": pd.DataFrame(arch_rows),
-        "deployed": deployed,
+        "reliability_model": model,
     }
 
 

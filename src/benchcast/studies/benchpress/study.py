@@ -99,7 +99,7 @@ class BenchPress(Study):
                 ["Section 5.3, Figure 7, Table 16: newly released models", [f"{f}/figure7.png", f"{t}/table16.csv"]],
                 ["Section 6.1, Tables 7-8: what makes a benchmark or model predictable", [f"{t}/hypotheses_paper_vs_ours.csv"]],
                 ["Section 6.2, Figure 10, Table 17: reliability and conformal intervals", [f"{f}/figure10.png", f"{t}/table17.csv"]],
-                ["benchcast complete: the deployed reliability model and its calibration", [f"{t}/complete_calibration.csv"]],
+                ["benchcast complete: the reliability model and its calibration", [f"{t}/complete_calibration.csv"]],
                 ["Paper vs ours, every number", [f"{t}/paper_vs_ours.md", f"{t}/section5_paper_vs_ours.csv"]],
             ],
         )  # fmt: skip

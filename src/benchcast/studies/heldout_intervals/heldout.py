@@ -2,7 +2,7 @@
 model once, through the same functions the command line calls.
 
 The models are dealt into ``outer_folds`` folds (seed stream ``deploy:heldout``: seed streams keep
-their first names, so that outputs keep their bytes). For each fold, the leaderboard without it is what a user would have: its deployable fit and calibration are built
+their first names, so that outputs keep their bytes). For each fold, the leaderboard without it is what a user would have: its stored fit and calibration are built
 exactly as the command line builds them (:func:`benchcast.new_model.fits.build_fit`, written and read
 back), then each model of the fold answers the items :func:`~benchcast.new_model.api.next_items`
 selects, batch by batch, from its own row, and :func:`~benchcast.new_model.api.estimate_from` gives
@@ -15,7 +15,7 @@ AIPW would draw the very same core set in every fold, and a cell's coverage woul
 selection (README "For a user with a new model": a cell moved by up to 11 points between runs).
 
 Also :func:`cli_seconds`: the wall time of the command line itself (a new process per call, with
-the deployable fit built), for the 2-second limit, with CSV answers and, where the dataset has a
+the stored fit built), for the 2-second limit, with CSV answers and, where the dataset has a
 harness identity, with lm-evaluation-harness files (``--format lm-eval``, answers from harness logs).
 """
 
@@ -57,6 +57,7 @@ def _without(board: Leaderboard, keep: np.ndarray, fold: int) -> Leaderboard:
 
 def fold_seed(seed: int, fold: int) -> int:
     """The ``--seed`` of outer fold ``fold``'s user (stream ``deploy:heldout-seed``)."""
+    # seed-stream labels keep their first names: they feed the generators, so they decide the bytes
     return int(seeding.rng(seed, fold, "deploy:heldout-seed").integers(2**31 - 1))
 
 
@@ -96,6 +97,7 @@ def heldout(
     n_models = len(ids)
     outer = min(int(outer_folds), n_models)
     fold_of = np.empty(n_models, dtype=np.int64)
+    # (the label's first name: it decides the bytes)
     fold_of[seeding.rng(seed, 0, "deploy:heldout").permutation(n_models)] = np.arange(n_models) % outer
     rows = []
     with tempfile.TemporaryDirectory(prefix="benchcast-heldout-") as work:
@@ -180,7 +182,7 @@ def cli_seconds(
     dataset: str, method: str, budget: int, data_dir: str | Path, params: dict | None, folds: int, seed: int
 ) -> dict:
     """Wall seconds of ``benchcast select`` (each batch) and ``benchcast estimate``, each a new
-    process, with the deployable fit in ``data_dir``; answers are those of the leaderboard's first
+    process, with the stored fit in ``data_dir``; answers are those of the leaderboard's first
     model (only the timing matters here)."""
     from benchcast.new_model.leaderboard import load_leaderboard
 

@@ -1,4 +1,4 @@
-"""The jobs of the ``heldout_intervals`` study for one config: a deployable fit per (dataset, method, budget)
+"""The jobs of the ``heldout_intervals`` study for one config: a stored fit per (dataset, method, budget)
 in the folder ``benchcast select`` / ``estimate`` read, and a held-out test job for each, then one
 tables job. ``workflow/rules/heldout_intervals.smk`` wires files with this."""
 

@@ -1,4 +1,4 @@
-"""The new-model tools' deployable fits and the held-out test of their intervals, under the study contract."""
+"""The new-model tools' stored fits and the held-out test of their intervals, under the study contract."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def interval_score(lower: np.ndarray, upper: np.ndarray, truth: np.ndarray, leve
 
 class HeldoutIntervals(Study):
     name = "heldout_intervals"
-    title = "benchcast select / estimate: deployable fits and the held-out coverage of their intervals"
+    title = "benchcast select / estimate: stored fits and the held-out coverage of their intervals"
     position = 70
     # not part of the papers' artifact: the fits are for users, the test checks benchcast's own intervals
     artifact = False
