@@ -62,7 +62,7 @@ def make_workdir(root: Path) -> Path:
             "matrices": {"toy": {"datasets": ["alpha", "beta"], "join": "model_id", "release": "position"}},
             "ratios": [0.2, 0.5],
             "floor": 10,
-            "repeats": 2,
+            "trials": 2,
             "tuning": {"ratio": 0.2, "grid": {"n_similar": [4, 8], "tau1": [1, 4]}},
             "methods": [
                 {"name": "cf", "params": {"n_similar": 8}},

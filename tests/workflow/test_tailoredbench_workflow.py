@@ -59,7 +59,7 @@ def make_workdir(root: Path) -> Path:
         "studies": ["tailoredbench"],
         "tailoredbench": {
             "dataset": "pair",
-            "runs": 3,
+            "trials": 3,
             "budgets": [12, 16],
             "settings": {
                 "random_sampling": {"method": "random_sampling"},

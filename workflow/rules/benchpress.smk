@@ -51,7 +51,7 @@ rule bp_paper_vs_ours:
         # a slice (fewer settings, folds or seeds than the paper's) is judged as one (benchpress.analysis.judge)
         settings=len(BP["transforms"]) * len(BP["methods"]),
         folds=BP["max_folds"] or 30,
-        seeds=min(BP["section5"]["random_seeds"], BP["section5"]["temporal_seeds"], BP["hypotheses"]["n_seeds"]),
+        seeds=min(BP["section5"]["random_seeds"], BP["section5"]["temporal_seeds"], BP["hypotheses"]["trials"]),
         slice=not BP_STUDY.full_run,
         run=BP_STUDY.run_words(),
     resources:
@@ -324,7 +324,7 @@ rule bp_hypotheses:
         predictability_model=f"{BP_TABLES}/predictability_per_model.csv",
     params:
         max_folds=BP["max_folds"],
-        n_seeds=BP["hypotheses"]["n_seeds"],
+        trials=BP["hypotheses"]["trials"],
         peer_baseline=BP["hypotheses"]["peer_baseline"],
     priority: 9
     resources:

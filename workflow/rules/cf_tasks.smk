@@ -43,7 +43,7 @@ rule cf_run:
     params:
         seed=config["seed"],
         matrix=lambda w: CF_JOBS.matrix_spec(w.matrix),
-        repeats=CF["repeats"],
+        trials=CF["trials"],
         initial_share=CF["initial_share"],
         floor=CF["floor"],
         top_k=CF["top_k"],
@@ -78,7 +78,7 @@ rule cf_prefit:
     params:
         seed=config["seed"],
         matrix=lambda w: CF_JOBS.matrix_spec(w.matrix),
-        repeats=CF["repeats"],
+        trials=CF["trials"],
         initial_share=CF["initial_share"],
         floor=CF["floor"],
         ratios=CF["ratios"],

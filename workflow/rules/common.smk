@@ -34,7 +34,7 @@ _included = resolve_includes(
 if _included is not None:
     config.clear()
     config.update(_included)
-for _warning in rename_old_config(config):  # names 0.2.0 changed (CHANGELOG.md)
+for _warning in rename_old_config(config):  # renamed config names (CHANGELOG.md)
     print(_warning, file=sys.stderr)
 
 # The config is checked here, before any job (benchcast.workflow.config_check): unknown keys, the

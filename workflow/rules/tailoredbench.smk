@@ -28,7 +28,7 @@ rule tb_splits:
     output:
         TB_SPLITS,
     params:
-        runs=TB["runs"],
+        trials=TB["trials"],
         seed=config["seed"],
         min_accuracy=TB["min_accuracy"],
     resources:

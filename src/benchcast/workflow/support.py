@@ -106,14 +106,19 @@ def deep_update(base: dict, over: dict) -> None:
             base[key] = copy.deepcopy(value)
 
 
-#: config names renamed in 0.2.0 (CHANGELOG.md), read under their old name for one release:
-#: a study, and a key inside a study's section
+#: config names renamed (CHANGELOG.md), read under their old name for one release: a study, and a key
+#: inside a study's section (its path -> its new name); every study's repeated trials are ``trials``
 RENAMED_STUDIES = {"deploy": "heldout_intervals"}
-RENAMED_KEYS = {("benchpress", "deploy"): ("benchpress", "complete")}
+RENAMED_KEYS = {
+    ("benchpress", "deploy"): "complete",
+    ("tailoredbench", "runs"): "trials",
+    ("cf_tasks", "repeats"): "trials",
+    ("benchpress", "hypotheses", "n_seeds"): "trials",
+}
 
 
 def rename_old_config(config: dict) -> list[str]:
-    """Move the keys of ``config`` that 0.2.0 renamed to their new names, in place; the warnings
+    """Move the keys of ``config`` that were renamed to their new names, in place; the warnings
     to print (one line each, naming the new key)."""
     warnings = []
     studies = config.get("studies")
@@ -126,11 +131,14 @@ def rename_old_config(config: dict) -> list[str]:
         if old in config and new not in config:
             config[new] = config.pop(old)
             warnings.append(f"config key '{old}' is now '{new}'")
-    for (section, old), (_, new) in RENAMED_KEYS.items():
-        block = config.get(section)
+    for (*where, old), new in RENAMED_KEYS.items():
+        block = config
+        for key in where:
+            block = block.get(key) if isinstance(block, dict) else None
         if isinstance(block, dict) and old in block and new not in block:
             block[new] = block.pop(old)
-            warnings.append(f"config key '{section}.{old}' is now '{section}.{new}'")
+            path = ".".join(where)
+            warnings.append(f"config key '{path}.{old}' is now '{path}.{new}'")
     return [f"benchcast: {w}; the old name is read until the next release" for w in warnings]
 
 

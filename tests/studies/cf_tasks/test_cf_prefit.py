@@ -75,7 +75,7 @@ def test_the_prefit_is_shared_by_every_method_whose_irt_fit_is_the_same_in_other
         "matrices": {"toy": {"datasets": ["musr"], "join": "model_id", "release": "none"}},
         "splits": ["random"],
         "ratios": [0.1],
-        "repeats": 1,
+        "trials": 1,
         "methods": methods,
     }
     plan = Jobs(config, load_catalog(REPO / "src" / "benchcast" / "data" / "catalog.yaml"))

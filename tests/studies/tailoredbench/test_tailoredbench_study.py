@@ -19,7 +19,7 @@ CATALOG = load_catalog(DEFAULT_CATALOG)
 def config(**over):
     base = {
         "dataset": "tailoredbench_gsm8k",
-        "runs": 3,
+        "trials": 3,
         "min_accuracy": None,
         "budgets": [20, 30],
         "settings": {

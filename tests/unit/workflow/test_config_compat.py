@@ -1,4 +1,4 @@
-"""Config names renamed in 0.2.0 are read under their old names for one release, with a warning."""
+"""Renamed config names are read under their old names for one release, with a warning."""
 
 from __future__ import annotations
 
@@ -24,3 +24,38 @@ def test_the_deploy_study_and_benchpress_deploy_key_move_to_their_new_names():
 def test_a_current_config_is_left_alone():
     config = {"studies": ["heldout_intervals"], "heldout_intervals": {}, "benchpress": {"complete": {}}}
     assert rename_old_config(config) == [] and config["benchpress"] == {"complete": {}}
+
+
+def test_every_studys_repeated_trials_are_trials_and_the_old_keys_still_read():
+    config = {
+        "tailoredbench": {"runs": 7},
+        "cf_tasks": {"repeats": 3},
+        "benchpress": {"hypotheses": {"n_seeds": 4, "peer_baseline": "paper"}},
+        "misses_the_mark": {"trials": 5},
+    }
+    warnings = rename_old_config(config)
+    assert config == {
+        "tailoredbench": {"trials": 7},
+        "cf_tasks": {"trials": 3},
+        "benchpress": {"hypotheses": {"trials": 4, "peer_baseline": "paper"}},
+        "misses_the_mark": {"trials": 5},
+    }
+    assert sorted(w.split("config key ")[1].split(";")[0] for w in warnings) == [
+        "'benchpress.hypotheses.n_seeds' is now 'benchpress.hypotheses.trials'",
+        "'cf_tasks.repeats' is now 'cf_tasks.trials'",
+        "'tailoredbench.runs' is now 'tailoredbench.trials'",
+    ]
+
+
+def test_every_study_schema_names_its_repeated_trials_trials():
+    """One word per idea: no study schema has a top-level runs / repeats / n_seeds key for its trials."""
+    import yaml
+    from helpers import REPO
+
+    for schema in sorted((REPO / "workflow" / "schemas").glob("*.schema.yaml")):
+        text = yaml.safe_load(schema.read_text())
+        props = text.get("properties", {})
+        nested = [p.get("properties", {}) for p in props.values() if isinstance(p, dict)]
+        for keys in [props, *nested]:
+            assert not {"runs", "n_seeds"} & set(keys), schema.name
+        assert "repeats" not in props, schema.name

@@ -11,7 +11,7 @@ out = snakemake.output
 M, models, benchmarks, folds = bp.load_study_inputs(snakemake.input, p.max_folds)
 if benchmarks["category"].isna().any():
     raise SystemExit("benchmarks.parquet has no category for some benchmarks: ingest benchpress with its inventory")
-bench_seeds = max(1, p.n_seeds // 2)
+bench_seeds = max(1, p.trials // 2)
 t7 = H.benchmark_hypotheses(
     M,
     folds,
@@ -19,16 +19,16 @@ t7 = H.benchmark_hypotheses(
     n_seeds_h4=bench_seeds,
     n_seeds_h5=bench_seeds,
     n_seeds_h6=bench_seeds,
-    n_seeds_h7=p.n_seeds,
+    n_seeds_h7=p.trials,
 )
-holdout = H.model_holdout_cells(M, H.default_predict_batch(), n_seeds=p.n_seeds)  # shared with E.1 below
+holdout = H.model_holdout_cells(M, H.default_predict_batch(), n_seeds=p.trials)  # shared with E.1 below
 t8 = H.model_hypotheses(
     M,
     models["provider"].tolist(),
     models["reasoning"].tolist(),
     bp.release_date_strings(models),
     None,
-    n_seeds=p.n_seeds,
+    n_seeds=p.trials,
     peer_baseline=p.peer_baseline,
     holdout_cells_df=holdout,
 )

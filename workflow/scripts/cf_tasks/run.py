@@ -19,7 +19,7 @@ log(
 )
 tuned = None
 if snakemake.input.tuning:
-    tuned = repeat_settings([pd.read_parquet(f) for f in snakemake.input.tuning], p.repeats, p.method_params)
+    tuned = repeat_settings([pd.read_parquet(f) for f in snakemake.input.tuning], p.trials, p.method_params)
     log(f"tuned settings per repeat: {tuned}")
 prefit_dir = snakemake.input.get("prefit")
 prefit = read_prefit(prefit_dir[0], "irt") if prefit_dir else None
@@ -32,7 +32,7 @@ with threadpool_limits(1):  # one BLAS thread: a job per core
         p.base,
         dict(p.method_params),
         float(w.ratio),
-        p.repeats,
+        p.trials,
         p.seed,
         p.initial_share,
         p.floor,
@@ -42,4 +42,4 @@ with threadpool_limits(1):  # one BLAS thread: a job per core
     )
 write_parquet_atomic(metrics, snakemake.output.metrics)
 write_parquet_atomic(estimates, snakemake.output.estimates)
-log(f"MAE {metrics.mae.mean():.4f} over {p.repeats} repeats, {metrics.seconds.sum():.1f}s")
+log(f"MAE {metrics.mae.mean():.4f} over {p.trials} repeats, {metrics.seconds.sum():.1f}s")

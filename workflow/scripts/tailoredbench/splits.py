@@ -9,6 +9,6 @@ p = snakemake.params
 matrix = load_response_matrix(
     Path(snakemake.input.models).parent, snakemake.wildcards.dataset, min_accuracy=p.min_accuracy
 )
-splits = make_splits(matrix, "given", p.runs, p.seed)
-log(f"{matrix.dataset}: {matrix.shape[0]} models ({(splits.trial == 0).sum()} in a run), {p.runs} runs")
+splits = make_splits(matrix, "given", p.trials, p.seed)
+log(f"{matrix.dataset}: {matrix.shape[0]} models ({(splits.trial == 0).sum()} in a run), {p.trials} runs")
 write_parquet_atomic(splits, snakemake.output[0])

@@ -79,7 +79,7 @@ class BenchPress(Study):
             f"{of_the_paper(len(s5['probe_runs']), 6, 'probe-set searches')} of up to "
             f"{s5['probe_steps']} benchmarks; {of_the_paper(s5['random_seeds'], 10, 'random-baseline seeds')}; "
             f"{of_the_paper(s5['temporal_seeds'], 10, 'temporal seeds')}; "
-            f"{of_the_paper(cfg['hypotheses']['n_seeds'], 10, 'hypothesis-test seeds')}"
+            f"{of_the_paper(cfg['hypotheses']['trials'], 10, 'hypothesis-test trials (seeds)')}"
         )
 
     def index(self) -> dict:

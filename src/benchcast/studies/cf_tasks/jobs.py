@@ -177,7 +177,7 @@ class Jobs:
 
     def tuning_repeats(self, split: str) -> list[int]:
         """The repeats tuned: one under the ``date`` split (its initial models never change)."""
-        return [0] if split == "date" else list(range(self.config["repeats"]))
+        return [0] if split == "date" else list(range(self.config["trials"]))
 
     def tuning_files(self, matrix: str, split: str) -> list[str]:
         return [TUNING.format(matrix=matrix, split=split, repeat=r) for r in self.tuning_repeats(split)]
