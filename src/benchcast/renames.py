@@ -59,6 +59,8 @@ RENAMED_NAMES = {
         "build_deployed": "build_reliability_model",
     },
     "benchcast.new_model.calibration": {"deploy_reliability": "calibrate_for_new_models"},
+    "benchcast.trials": {"make_splits": "trial_splits"},
+    "benchcast.trials.runner": {"make_splits": "trial_splits"},
 }
 
 

@@ -7,14 +7,15 @@
   task-level metrics and any registry method run task by task.
 """
 
+from benchcast.renames import renamed_names
 from benchcast.trials.runner import (
     JobResult,
     PrefitResult,
-    make_splits,
     read_prefit,
     run_job,
     run_prefit,
     splits_by_trial,
+    trial_splits,
     write_prefit,
 )
 from benchcast.trials.splits import make_split
@@ -23,10 +24,13 @@ __all__ = [
     "JobResult",
     "PrefitResult",
     "make_split",
-    "make_splits",
+    "trial_splits",
     "read_prefit",
     "run_job",
     "run_prefit",
     "splits_by_trial",
     "write_prefit",
 ]
+
+
+__getattr__ = renamed_names(__name__)  # the names renamed in 0.3.0, for one release

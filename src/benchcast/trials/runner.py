@@ -19,10 +19,11 @@ from benchcast.data.item_level import ResponseMatrix, write_parquet_atomic
 from benchcast.methods import get_prefit, make_method
 from benchcast.methods.base import Progress
 from benchcast.oracle import Oracle
+from benchcast.renames import renamed_names
 from benchcast.trials.splits import make_split
 
 
-def make_splits(
+def trial_splits(
     matrix: ResponseMatrix, kind: str, trials: int, base_seed: int, params: dict | None = None
 ) -> pd.DataFrame:
     """All trials' splits as a tidy table: ``trial, model_id, role`` (``source``/``target``)."""
@@ -176,3 +177,6 @@ def run_job(
     if prefit_seconds is not None:
         timing["prefit_seconds"] = timing.trial.map(prefit_seconds).to_numpy()
     return JobResult(estimates=pd.concat(est_frames, ignore_index=True), timing=timing)
+
+
+__getattr__ = renamed_names(__name__)  # the names renamed in 0.3.0, for one release

@@ -112,7 +112,7 @@ def test_self_fit_equals_prefit(data):
     """Without a prefit the method fits the IRT itself, with the same result as the shared job."""
     from benchcast import seeding
     from benchcast.data.item_level import ResponseMatrix
-    from benchcast.trials.runner import make_splits
+    from benchcast.trials.runner import trial_splits
 
     matrix = ResponseMatrix(
         "toy",
@@ -122,7 +122,7 @@ def test_self_fit_equals_prefit(data):
         [f"i{j}" for j in range(150)],
         ["t"] * 150,
     )
-    splits = make_splits(matrix, "interpolation", 2, 0, {"target_fraction": 0.25})
+    splits = trial_splits(matrix, "interpolation", 2, 0, {"target_fraction": 0.25})
     from benchcast.trials.runner import splits_by_trial
 
     fits = fit_irt_trials(data, splits_by_trial(splits, matrix), 0, {"dims": 2}, with_bias=True)

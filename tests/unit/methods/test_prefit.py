@@ -12,7 +12,7 @@ from simdata import logistic_scores
 from benchcast.data.item_level import ResponseMatrix
 from benchcast.methods import REGISTRY
 from benchcast.methods.prefit import PREFITS
-from benchcast.trials.runner import PrefitResult, make_splits, read_prefit, run_job, run_prefit, write_prefit
+from benchcast.trials.runner import PrefitResult, read_prefit, run_job, run_prefit, trial_splits, write_prefit
 
 CASES = {
     "irt": (
@@ -39,7 +39,7 @@ def test_every_prefit_kind_is_registered_and_declared_by_its_methods():
 @pytest.mark.parametrize("kind", sorted(CASES))
 def test_stored_prefit_gives_the_methods_own_estimates(matrix, kind, tmp_path):
     settings, methods = CASES[kind]
-    splits = make_splits(matrix, "interpolation", 3, 0, {"target_fraction": 0.25})
+    splits = trial_splits(matrix, "interpolation", 3, 0, {"target_fraction": 0.25})
     made = run_prefit(matrix, splits, kind, settings, [8, 12], 0)
     assert sorted(made.fits) == [0, 1, 2] and made.timing.trial.tolist() == [0, 1, 2]
     write_prefit(made, tmp_path / kind)
@@ -61,7 +61,7 @@ def test_stored_prefit_gives_the_methods_own_estimates(matrix, kind, tmp_path):
 
 
 def test_gp_irt_is_charged_for_its_bias_refit(matrix):
-    splits = make_splits(matrix, "interpolation", 2, 0, {"target_fraction": 0.25})
+    splits = trial_splits(matrix, "interpolation", 2, 0, {"target_fraction": 0.25})
     made = run_prefit(matrix, splits, "irt", CASES["irt"][0], [8], 0)
     p = run_job(matrix, splits, "p_irt", {"irt": {"dims": 2}}, 8, 0, prefit=made).timing.prefit_seconds
     gp = run_job(matrix, splits, "gp_irt", {"irt": {"dims": 2}}, 8, 0, prefit=made).timing.prefit_seconds

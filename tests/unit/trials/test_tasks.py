@@ -7,16 +7,8 @@ import pytest
 from benchcast.data.task_matrix import task_index
 from benchcast.errors import BudgetExceeded
 from benchcast.oracle import TaskOracle, TaskView
-from benchcast.trials.tasks import (
-    ndcg_at_k,
-    random_split,
-    ranks_among,
-    release_split,
-    run_per_task,
-    task_budgets,
-    task_metrics,
-    topk_recall,
-)
+from benchcast.stats.ranking import ndcg_at_k, ranks_among, task_metrics, topk_recall
+from benchcast.trials.tasks import random_split, release_split, run_per_task, task_budgets
 
 
 def test_budgets_follow_appendix_f():

@@ -13,7 +13,7 @@ from benchcast import seeding
 from benchcast.data.item_level import ResponseMatrix
 from benchcast.methods import REGISTRY
 from benchcast.methods.base import random_coreset
-from benchcast.trials.runner import make_splits, run_job, splits_by_trial
+from benchcast.trials.runner import run_job, splits_by_trial, trial_splits
 from benchcast.trials.splits import extrapolation_split
 
 SEED = 1234
@@ -48,7 +48,7 @@ def matrix() -> ResponseMatrix:
 
 
 def test_make_splits_interpolation_table(matrix):
-    sp = make_splits(matrix, "interpolation", TRIALS, SEED)
+    sp = trial_splits(matrix, "interpolation", TRIALS, SEED)
     assert list(sp.columns) == ["trial", "model_id", "role"]
     assert sp["trial"].dtype == np.int32
     assert len(sp) == TRIALS * N_MODELS
@@ -72,7 +72,7 @@ def test_make_splits_interpolation_table(matrix):
 
 
 def test_make_splits_extrapolation_is_the_same_every_trial(matrix):
-    sp = make_splits(matrix, "extrapolation", TRIALS, SEED)
+    sp = trial_splits(matrix, "extrapolation", TRIALS, SEED)
     ref = extrapolation_split(matrix.accuracy())
     by = splits_by_trial(sp, matrix)
     for t in range(TRIALS):
@@ -81,7 +81,7 @@ def test_make_splits_extrapolation_is_the_same_every_trial(matrix):
 
 
 def test_splits_by_trial_unknown_model_fails(matrix):
-    sp = make_splits(matrix, "interpolation", 1, SEED)
+    sp = trial_splits(matrix, "interpolation", 1, SEED)
     sp.loc[0, "model_id"] = "ghost"
     with pytest.raises(KeyError):
         splits_by_trial(sp, matrix)
@@ -92,7 +92,7 @@ def test_splits_by_trial_unknown_model_fails(matrix):
 
 @pytest.mark.parametrize("method", sorted(REGISTRY))
 def test_run_job_outputs(matrix, method):
-    sp = make_splits(matrix, "interpolation", TRIALS, SEED)
+    sp = trial_splits(matrix, "interpolation", TRIALS, SEED)
     logs: list[str] = []
     res = run_job(matrix, sp, method, FAST.get(method), BUDGET, SEED, log=logs.append)
     est = res.estimates
@@ -127,9 +127,11 @@ def test_run_job_outputs(matrix, method):
 
 @pytest.mark.parametrize("method", sorted(REGISTRY))
 def test_run_job_is_deterministic(matrix, method):
-    sp = make_splits(matrix, "interpolation", 2, SEED)
+    sp = trial_splits(matrix, "interpolation", 2, SEED)
     a = run_job(matrix, sp, method, FAST.get(method), BUDGET, SEED).estimates
-    b = run_job(matrix, make_splits(matrix, "interpolation", 2, SEED), method, FAST.get(method), BUDGET, SEED).estimates
+    b = run_job(
+        matrix, trial_splits(matrix, "interpolation", 2, SEED), method, FAST.get(method), BUDGET, SEED
+    ).estimates
     pd.testing.assert_frame_equal(a, b, check_exact=True)
     c = run_job(matrix, sp, method, FAST.get(method), BUDGET, SEED + 1).estimates
     if method not in ("lasso", "sort_and_search"):  # their fits do not use randomness
@@ -137,7 +139,7 @@ def test_run_job_is_deterministic(matrix, method):
 
 
 def test_random_sampling_known_answer(matrix):
-    sp = make_splits(matrix, "interpolation", TRIALS, SEED)
+    sp = trial_splits(matrix, "interpolation", TRIALS, SEED)
     est = run_job(matrix, sp, "random_sampling", None, BUDGET, SEED).estimates
     by = splits_by_trial(sp, matrix)
     for t in range(TRIALS):
@@ -149,7 +151,7 @@ def test_random_sampling_known_answer(matrix):
 
 
 def test_extrapolation_lasso_reuses_fit(matrix):
-    sp = make_splits(matrix, "extrapolation", TRIALS, SEED)
+    sp = trial_splits(matrix, "extrapolation", TRIALS, SEED)
     res = run_job(matrix, sp, "lasso", FAST["lasso"], BUDGET, SEED)
     assert res.timing["fit_reused"].tolist() == [False] + [True] * (TRIALS - 1)
     est = res.estimates
@@ -161,13 +163,13 @@ def test_extrapolation_lasso_reuses_fit(matrix):
 
 
 def test_interpolation_lasso_does_not_reuse_fit(matrix):
-    sp = make_splits(matrix, "interpolation", TRIALS, SEED)
+    sp = trial_splits(matrix, "interpolation", TRIALS, SEED)
     res = run_job(matrix, sp, "lasso", FAST["lasso"], BUDGET, SEED)
     assert not res.timing["fit_reused"].any()
 
 
 def test_extrapolation_random_methods_do_not_reuse_fit(matrix):
-    sp = make_splits(matrix, "extrapolation", TRIALS, SEED)
+    sp = trial_splits(matrix, "extrapolation", TRIALS, SEED)
     res = run_job(matrix, sp, "random_sampling", None, BUDGET, SEED)
     assert not res.timing["fit_reused"].any()
     est = res.estimates
@@ -193,7 +195,7 @@ def test_coreset_methods_share_the_trial_core_set(matrix, monkeypatch):
         monkeypatch.setitem(REGISTRY, name, make_recorder())
     for sk in ("interpolation", "extrapolation"):
         recorded.clear()
-        sp = make_splits(matrix, sk, TRIALS, SEED)
+        sp = trial_splits(matrix, sk, TRIALS, SEED)
         for name in shared:
             res = run_job(matrix, sp, name, FAST.get(name), BUDGET, SEED)
             assert (res.estimates["items_queried"] == BUDGET).all()
@@ -209,7 +211,7 @@ def test_coreset_methods_share_the_trial_core_set(matrix, monkeypatch):
 def test_run_job_budget_too_large_fails(matrix):
     from benchcast.errors import BudgetExceeded
 
-    sp = make_splits(matrix, "interpolation", 1, SEED)
+    sp = trial_splits(matrix, "interpolation", 1, SEED)
     with pytest.raises(BudgetExceeded):
         run_job(matrix, sp, "random_sampling", None, N_ITEMS, SEED)
 
@@ -220,7 +222,7 @@ def test_per_target_similarity_cache_shared_across_runs(matrix, tmp_path, monkey
     from benchcast.stats import metrics
     from benchcast.studies.misses_the_mark import analysis as mtm
 
-    sp = make_splits(matrix, "interpolation", TRIALS, SEED)
+    sp = trial_splits(matrix, "interpolation", TRIALS, SEED)
     paths = []
     for method in ("random_sampling", "aipw"):
         path = tmp_path / f"{method}.parquet"

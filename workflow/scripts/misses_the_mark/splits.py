@@ -1,12 +1,12 @@
 from pathlib import Path
 
 from benchcast.data.item_level import load_response_matrix, write_parquet_atomic
-from benchcast.trials.runner import make_splits
+from benchcast.trials.runner import trial_splits
 from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 matrix = load_response_matrix(Path(snakemake.input.models).parent, snakemake.wildcards.dataset)
-splits = make_splits(
+splits = trial_splits(
     matrix,
     snakemake.wildcards.split,
     snakemake.params.trials,

@@ -25,8 +25,9 @@ from benchcast import seeding
 from benchcast.data.task_matrix import TaskMatrix
 from benchcast.methods import get_prefit
 from benchcast.methods.collaborative_filtering import CFSettings, cf_estimates
+from benchcast.stats.ranking import task_metrics
 from benchcast.trials.runner import PrefitResult
-from benchcast.trials.tasks import ReleaseSplit, random_split, release_split, run_per_task, task_budgets, task_metrics
+from benchcast.trials.tasks import ReleaseSplit, random_split, release_split, run_per_task, task_budgets
 
 SPLITS = ("date", "random")
 
@@ -136,7 +137,7 @@ def run_cell(
     :func:`irt_prefit` for the methods with ``needs_prefit``. Returns per
     repeat, new model and task ``repeat, model_id, task, estimate, truth, budget, spent``, and per
     repeat the task-level metrics
-    (:func:`benchcast.trials.tasks.task_metrics`, ranks among that repeat's initial models) with
+    (:func:`benchcast.stats.ranking.task_metrics`, ranks among that repeat's initial models) with
     ``budget_items`` (the items every new model may spend, all tasks), ``initial``, ``new`` and
     ``seconds`` (fit and estimate for every new model)."""
     budgets = task_budgets(matrix.task_sizes, ratio, floor)

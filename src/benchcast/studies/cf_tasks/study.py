@@ -82,7 +82,7 @@ class CFTasks(Study):
 
     @classmethod
     def protocol_trials(cls, frame, settings):
-        """Per repeat of a run's metrics file (:func:`benchcast.trials.tasks.task_metrics`)."""
+        """Per repeat of a run's metrics file (:func:`benchcast.stats.ranking.task_metrics`)."""
         return pd.DataFrame(
             {
                 "trial": frame["repeat"].astype(int).to_numpy(),

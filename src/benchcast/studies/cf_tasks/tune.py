@@ -28,7 +28,8 @@ import pandas as pd
 from benchcast import seeding
 from benchcast.data.task_matrix import TaskMatrix
 from benchcast.methods.collaborative_filtering import CFSettings, CollaborativeFiltering
-from benchcast.trials.tasks import ReleaseSplit, TaskOracle, random_split, release_split, task_metrics
+from benchcast.stats.ranking import task_metrics
+from benchcast.trials.tasks import ReleaseSplit, TaskOracle, random_split, release_split
 
 ORDER = ("n_similar", "rounds", "alpha", "q", "tau2", "tau1", "tau0")  # Figure 9, top to bottom
 _STAGE1 = ("n_similar", "rounds", "alpha")
