@@ -551,7 +551,7 @@ def make_benchpress_workdir(root: Path, grid_k: int = 3) -> Path:
                 "temporal_window": ["2025-06", "2025-12"],
                 "temporal_min_observed": 4,
             },
-            "hypotheses": {"n_seeds": 2},
+            "hypotheses": {"n_seeds": 2},  # the old name of trials: still read, also by the performance rule's dry run
             "complete": {
                 "k_known": [1],
                 "repeats": 2,

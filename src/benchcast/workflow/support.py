@@ -117,6 +117,16 @@ RENAMED_KEYS = {
 }
 
 
+def _move(block: dict, old: str, new: str) -> None:
+    """``block[old]`` to ``block[new]``. The shipped configs never use an old name, so an old key
+    is the user's: it wins over a new one from the defaults (merged into it when both are mappings)."""
+    value = block.pop(old)
+    if isinstance(value, dict) and isinstance(block.get(new), dict):
+        deep_update(block[new], value)
+    else:
+        block[new] = value
+
+
 def rename_old_config(config: dict) -> list[str]:
     """Move the keys of ``config`` that were renamed to their new names, in place; the warnings
     to print (one line each, naming the new key)."""
@@ -128,15 +138,15 @@ def rename_old_config(config: dict) -> list[str]:
                 studies[i] = RENAMED_STUDIES[name]
                 warnings.append(f"config studies: '{name}' is now '{RENAMED_STUDIES[name]}'")
     for old, new in RENAMED_STUDIES.items():
-        if old in config and new not in config:
-            config[new] = config.pop(old)
+        if old in config:
+            _move(config, old, new)
             warnings.append(f"config key '{old}' is now '{new}'")
     for (*where, old), new in RENAMED_KEYS.items():
         block = config
         for key in where:
             block = block.get(key) if isinstance(block, dict) else None
-        if isinstance(block, dict) and old in block and new not in block:
-            block[new] = block.pop(old)
+        if isinstance(block, dict) and old in block:
+            _move(block, old, new)
             path = ".".join(where)
             warnings.append(f"config key '{path}.{old}' is now '{path}.{new}'")
     return [f"benchcast: {w}; the old name is read until the next release" for w in warnings]

@@ -59,3 +59,17 @@ def test_every_study_schema_names_its_repeated_trials_trials():
         for keys in [props, *nested]:
             assert not {"runs", "n_seeds"} & set(keys), schema.name
         assert "repeats" not in props, schema.name
+
+
+def test_an_old_key_is_the_users_and_wins_over_the_new_one_from_the_defaults():
+    """Snakemake merges the default config (new names) with the user's file (old names) first."""
+    config = {
+        "benchpress": {
+            "hypotheses": {"trials": 10, "n_seeds": 2},
+            "complete": {"k": [3], "repeats": 2},
+            "deploy": {"k": [5]},
+        }
+    }
+    warnings = rename_old_config(config)
+    assert config == {"benchpress": {"hypotheses": {"trials": 2}, "complete": {"k": [5], "repeats": 2}}}
+    assert len(warnings) == 2
