@@ -79,7 +79,8 @@ class BenchPress(Study):
             f"{of_the_paper(len(s5['probe_runs']), 6, 'probe-set searches')} of up to "
             f"{s5['probe_steps']} benchmarks; {of_the_paper(s5['random_seeds'], 10, 'random-baseline seeds')}; "
             f"{of_the_paper(s5['temporal_seeds'], 10, 'temporal seeds')}; "
-            f"{of_the_paper(cfg['hypotheses']['trials'], 10, 'hypothesis-test trials (seeds)')}"
+            # the paper's word: the scope is in every paper_vs_ours.csv row (the digests)
+            f"{of_the_paper(cfg['hypotheses']['trials'], 10, 'hypothesis-test seeds')}"
         )
 
     def index(self) -> dict:

@@ -46,7 +46,8 @@ class CFTasks(Study):
             f"{len(matrices)} task matri{'ces' if len(matrices) > 1 else 'x'}: {'; '.join(matrices)} (the paper's "
             f"own benchmarks are not mirrored); {words(cfg['splits'])} split{'s' if len(cfg['splits']) > 1 else ''}; "
             f"budget ratios {words([f'{r:g}' for r in cfg['ratios']])} (the paper: 0.1 to 0.5); "
-            f"{of_the_paper(cfg['trials'], 5, 'trials')}; {len(cfg['methods'])} methods; CF's settings "
+            # the paper's word: the scope is in every paper_vs_ours.csv row (the digests)
+            f"{of_the_paper(cfg['trials'], 5, 'repeats')}; {len(cfg['methods'])} methods; CF's settings "
             + (
                 "tuned on the initial models"
                 if cfg.get("tuning")

@@ -39,7 +39,8 @@ class TailoredBench(Study):
         return (
             f"{title}; {words(tables + figures + ['Figure 7'])}; {len(cfg['table6'])} methods in Table 6 "
             f"({words(list(cfg['table6']))}); inference counts {words([str(b) for b in cfg['budgets']])} "
-            f"(the paper: 20 to 40 in steps of 5); {of_the_paper(cfg['trials'], PAPER_RUNS, 'trials (runs)')}"
+            # the paper's word: the scope is in every paper_vs_ours.csv row (the digests)
+            f"(the paper: 20 to 40 in steps of 5); {of_the_paper(cfg['trials'], PAPER_RUNS, 'runs')}"
         )
 
     def index(self) -> dict:
