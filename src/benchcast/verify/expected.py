@@ -15,8 +15,8 @@ A run's expected outputs are a folder, whatever the config (``tour``: the defaul
 * ``jobs.csv``: every job's measured seconds and peak memory, from the run's ``benchmarks/`` files
   (what the run cost here, for an evaluator's comparison; never part of the verdict);
 * ``manifest.json``: the config file(s), the commit, the date, the benchcast and Snakemake versions,
-  the Snakemake command, the job count, the studies, and the digest of ``index.md`` (how
-  ``benchcast verify`` tells which config made a results folder).
+  the Snakemake command, the job count, the studies, and the run's signature (how
+  ``benchcast verify`` tells which config made a results folder: :func:`run_signature`).
 
 Copied bytes are the run's bytes: nothing here rewrites a number.
 """
@@ -80,6 +80,27 @@ def studies_of(results: Path) -> list[str]:
 def sha256_of(path: Path) -> str | None:
     path = Path(path)
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def run_signature(results: Path) -> list[str] | None:
+    """What in a results folder's ``index.md`` the config decides and the wording of its labels does
+    not: per study, whether the run is a slice or full, and its scope sentence (what of the paper it
+    ran: datasets, budgets, trials, methods). Two runs of one config have one signature across
+    releases whose index only rewords a section's label; the whole file's digest would not be.
+    ``None`` without an index."""
+    index = Path(results) / "index.md"
+    if not index.is_file():
+        return None
+    modes, scopes, study = {}, {}, None
+    for line in index.read_text(errors="replace").splitlines():
+        if line.startswith("| [") and "](#" in line:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            modes[cells[0][1 : cells[0].index("]")]] = cells[2] if len(cells) > 2 else ""
+        elif line.startswith("## "):
+            study = line[3:].strip()
+        elif study and line.startswith("This run is "):
+            scopes[study] = line
+    return [f"{s}: {modes.get(s, '')}: {scopes.get(s, '')}" for s in sorted(set(modes) | set(scopes))]
 
 
 def jobs_table(run_dir: Path) -> pd.DataFrame:
@@ -167,6 +188,7 @@ def write_expected(
         "studies": studies,
         "deterministic_outputs": len(rows),
         "index_sha256": sha256_of(results / "index.md"),
+        "signature": run_signature(results),
         "copies": copies,
     }
     staging = out.with_name(f".{out.name}.new")
@@ -255,12 +277,23 @@ def resolve_against(against: str | None, results: Path) -> tuple[Expected, str]:
             f"no expected run of that name or folder (expected runs: {names})",
             "give one of those names or the folder of an expected run; run from the repository's root",
         )
-    index = sha256_of(Path(results) / "index.md")
-    matches = [n for n, f in runs.items() if index and read_expected(f).manifest.get("index_sha256") == index]
+    signature, index = run_signature(results), sha256_of(Path(results) / "index.md")
+
+    def same(manifest: dict) -> bool:
+        if "signature" not in manifest:  # shipped before signatures: the index's digest
+            return index is not None and manifest.get("index_sha256") == index
+        return signature is not None and manifest["signature"] == signature
+
+    matches = [n for n, f in runs.items() if same(read_expected(f).manifest)]
     if len(matches) == 1:
         run = runs[matches[0]]
         return read_expected(run), f"detected: {Path(results) / 'index.md'} is the one of run {matches[0]} ({run})"
-    why = "its index.md is missing (a partial run?)" if index is None else "its index.md matches no expected run's"
+    if index is None:
+        why = "its index.md is missing (a partial run?)"
+    elif matches:
+        why = f"its index.md matches several expected runs' ({', '.join(matches)})"
+    else:
+        why = "its index.md (its studies, slice or full, and their scope) matches no expected run's"
     raise DataError(
         results,
         "index.md",

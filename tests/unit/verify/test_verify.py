@@ -13,11 +13,35 @@ import pandas as pd
 import pytest
 
 from benchcast.cli import main
+from benchcast.errors import DataError
 from benchcast.verify.check import FAIL, PARTIAL, PASS, verify
 from benchcast.verify.expected import read_expected, resolve_against, write_expected
 from benchcast.verify.report import exit_code, markdown, summary_lines
 
 CLAIMS = "tables/alpha/paper_vs_ours.csv"
+
+
+TOY_INDEX = """# benchcast results index
+
+| study | paper | this run | compared | within tolerance | share | not comparable |
+|---|---|---|---|---|---|---|
+| [alpha](#alpha) | Alpha paper | slice | 3 | 2 | 66.7% | 0 |
+| [beta](#beta) | Beta paper | full | 1 | 1 | 100.0% | 0 |
+
+## alpha
+
+**Alpha paper**. 2 of 3 numbers within tolerance.
+
+This run is a slice of the full study (config/alpha.yaml): 2 of the paper's 10 trials.
+
+| paper section | results |
+|---|---|
+| Table 1: the gap | [table1.csv](tables/alpha/table1.csv) |
+
+## beta
+
+**Beta paper**. 1 of 1 numbers within tolerance.
+"""
 
 
 def make_run(root: Path) -> Path:
@@ -48,7 +72,7 @@ def make_run(root: Path) -> Path:
     pd.DataFrame({"model_idx": [0, 1], "score": [1.0, 0.0]}).to_parquet(results / "data/toy/responses.parquet")
     (results / "timing/beta").mkdir(parents=True)
     pd.DataFrame({"seconds": [1.5]}).to_parquet(results / "timing/beta/n=5.parquet")
-    (results / "index.md").write_text("# index of the toy run\n")
+    (results / "index.md").write_text(TOY_INDEX)
     (root / "benchmarks/alpha").mkdir(parents=True)
     (root / "benchmarks/alpha/run.tsv").write_text("s\th:m:s\tmax_rss\n1.25\t0:00:01\t88.5\n")
     return results
@@ -78,6 +102,10 @@ def test_shipping_writes_claims_digests_jobs_and_a_manifest(run):
     m = json.loads((expected.folder / "manifest.json").read_text())
     assert m["studies"] == ["alpha", "beta"] and m["jobs"] == 1 and m["deterministic_outputs"] == 5
     assert m["configfiles"] == ["config/toy.yaml"] and m["commit"] == "0" * 40 and m["index_sha256"]
+    assert m["signature"] == [
+        "alpha: slice: This run is a slice of the full study (config/alpha.yaml): 2 of the paper's 10 trials.",
+        "beta: full: ",
+    ]
     jobs = pd.read_csv(expected.folder / "jobs.csv")
     assert jobs.to_dict("records") == [{"job": "alpha/run", "study": "alpha", "seconds": 1.25, "max_rss_mb": 88.5}]
 
@@ -172,6 +200,15 @@ def test_the_expected_run_is_detected_from_the_index_or_asked_for(run, tmp_path,
     monkeypatch.chdir(tmp_path)
     found, how = resolve_against(None, theirs)
     assert found.name == "toy" and how.startswith("detected")
+    index = theirs / "index.md"
+    index.write_text(TOY_INDEX.replace("Table 1: the gap", "Table 1: the estimation gap"))
+    assert resolve_against(None, theirs)[0].name == "toy"  # a reworded label: the same config
+    index.write_text(TOY_INDEX.replace("2 of the paper's 10 trials", "5 of the paper's 10 trials"))
+    with pytest.raises(DataError, match="matches no expected run"):
+        resolve_against(None, theirs)  # another scope: another config
+    index.write_text(TOY_INDEX.replace("| slice |", "| full |"))
+    with pytest.raises(DataError, match="matches no expected run"):
+        resolve_against(None, theirs)
     (theirs / "index.md").unlink()
     assert main(["verify", str(theirs)]) == 2
     assert main(["verify", str(theirs), "--against", "toy"]) == 0
