@@ -108,81 +108,115 @@ def as_in_a_terminal() -> None:
 #: the lines a fit prints before it is done (benchcast.new_model.api.build_plan, fits.calibrate)
 FIT_PROGRESS = ("building the gp_irt fit", "fitted on all", "calibrating on", "calibration fold", "the other ")
 
+#: `python -m benchcast ...` with a hook on each calibration fold: it announces the fold (a file in
+#: $MARKS named after its process), fits it, then holds, so that the command is still fitting when the
+#: test's Ctrl-C arrives whatever the machine's speed. It holds in the command's own process
+#: ($HOLD_IN=command) or only in the calibration processes (=workers: the command's first fold runs
+#: through; the pool starts whatever that fold's seconds).
+HOOKED = """
+import os, pathlib, runpy, sys, time
+import benchcast.new_model.fits as fits
+command, real = os.getpid(), fits._calibration_fold
+def held(*args, **kwargs):
+    if os.environ["HOLD_IN"] == "workers" and os.getpid() == command:
+        return real(*args, **kwargs)
+    pathlib.Path(os.environ["MARKS"], f"fitting.{os.getpid()}").touch()
+    result = real(*args, **kwargs)
+    time.sleep(3600)
+    return result
+fits._calibration_fold = held
+fits.POOL_WORTH_SECONDS = 0.0
+sys.argv = ["benchcast", *sys.argv[1:]]
+runpy.run_module("benchcast", run_name="__main__")
+"""
 
-def test_an_interrupt_during_a_fit_ends_in_one_line_with_exit_130_and_nothing_written(lab, tmp_path):
-    (tmp_path / "board.csv").write_bytes((lab / "board.csv").read_bytes())
-    before = everything(tmp_path)
-    argv = ["select", "board.csv", "--method", "gp_irt", "--budget", "10", "--data-dir", "res", "--out", "items.csv"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "benchcast", *argv],
+
+def hooked_command(argv: list[str], work, marks, hold_in: str, **popen) -> subprocess.Popen:
+    marks.mkdir()
+    return subprocess.Popen(
+        [sys.executable, "-c", HOOKED, *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        cwd=tmp_path,
+        cwd=work,
         text=True,
+        env={**os.environ, "MARKS": str(marks), "HOLD_IN": hold_in},
         preexec_fn=as_in_a_terminal,
+        **popen,
     )
+
+
+def read_until(proc, prefix: str) -> list[str]:
+    """The command's stderr lines up to the first that starts with ``prefix`` (the state it announces)."""
     lines = []
-    for line in proc.stderr:  # Ctrl-C as the calibration starts: its folds are still to fit
+    for line in proc.stderr:
         lines.append(line)
-        if line.startswith("calibrating on"):
-            break
+        if line.startswith(prefix):
+            return lines
+    raise AssertionError(f"the command ended without printing {prefix!r}: {''.join(lines)}")
+
+
+def wait_for(condition, what: str, proc=None, timeout: float = 300.0) -> None:
+    """Poll for a state the command announces; a timeout only bounds a hung or crashed command."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert proc is None or proc.poll() is None, f"the command ended before {what}: {proc.communicate()}"
+        assert time.monotonic() < deadline, f"no {what} after {timeout:.0f}s"
+        time.sleep(0.05)
+
+
+def test_an_interrupt_during_a_fit_ends_in_one_line_with_exit_130_and_nothing_written(lab, tmp_path):
+    work, marks = tmp_path / "work", tmp_path / "marks"
+    work.mkdir()
+    (work / "board.csv").write_bytes((lab / "board.csv").read_bytes())
+    before = everything(work)
+    argv = ["select", "board.csv", "--method", "gp_irt", "--budget", "10", "--data-dir", "res", "--out", "items.csv"]
+    proc = hooked_command(argv, work, marks, "command")
+    read_until(proc, "calibrating on")
+    wait_for(lambda: any(marks.iterdir()), "calibration fold", proc)  # Ctrl-C during the first fold
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and out == "", (out, err)
     *progress, last = err.strip().splitlines()  # the fit's own progress lines may come first
     assert last == "benchcast: interrupted; nothing was left half-written", err
     assert all(line.startswith(FIT_PROGRESS) for line in progress), err
-    assert everything(tmp_path) - before <= {"res", "res/models"} | {
-        str(p.relative_to(tmp_path)) for p in (tmp_path / "res").rglob("*") if p.is_dir()
+    assert everything(work) - before <= {"res", "res/models"} | {
+        str(p.relative_to(work)) for p in (work / "res").rglob("*") if p.is_dir()
     }  # at most empty folders: no items.csv, no fit, no temporary file
 
 
-@pytest.mark.parametrize("delay", [0.0, 2.0])
-def test_ctrl_c_in_a_terminal_stops_the_calibration_processes_too(tmp_path, delay):
+def running_in_group(pgid: int) -> list[str]:
+    group = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-g", str(pgid)], capture_output=True, text=True)
+    return [p for p in group.stdout.splitlines() if p.split()[1][0] != "Z"]  # (an exited, unreaped one is gone)
+
+
+@pytest.mark.parametrize("when", ["as they start", "while they fit"])
+def test_ctrl_c_in_a_terminal_stops_the_calibration_processes_too(tmp_path, when):
     """Ctrl-C in a terminal signals the whole process group: the command and the processes
     calibrating its fit (--cores 2). One line, exit 130, no process left, nothing written."""
     rng = np.random.default_rng(4)
     ability = rng.normal(size=(240, 1))
-    # 2,000 items: the pooled folds fit for several seconds (0.4 s a fold at 500 items on an idle
-    # machine left the 2 s case racing the end of the command)
-    items = 2000
+    items = 500
     scores = (rng.random((240, items)) < 1 / (1 + np.exp(rng.normal(size=(1, items)) - ability))).astype(int)
+    work, marks = tmp_path / "work", tmp_path / "marks"
+    work.mkdir()
     board = pd.DataFrame(scores, columns=[f"q{j}" for j in range(items)])
     board.insert(0, "model_id", [f"m{i}" for i in range(240)])
-    board.to_csv(tmp_path / "board.csv", index=False)
-    before = everything(tmp_path)
+    board.to_csv(work / "board.csv", index=False)
+    before = everything(work)
     argv = "select board.csv --method gp_irt --budget 40 --data-dir res --cores 2 --folds 10 --out items.csv"
-    # `python -m benchcast ...`, with the calibration's processes started whatever the first fold's
-    # seconds (on a fast machine they say one process is enough, and there is nothing to stop)
-    pooled = (
-        "import runpy, sys; import benchcast.new_model.fits as fits; fits.POOL_WORTH_SECONDS = 0.0; "
-        "sys.argv = ['benchcast', *sys.argv[1:]]; runpy.run_module('benchcast', run_name='__main__')"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", pooled, *argv.split()],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=tmp_path,
-        text=True,
-        start_new_session=True,  # its own process group, as a terminal's foreground job has
-        preexec_fn=as_in_a_terminal,
-    )
-    lines = []
-    for line in proc.stderr:
-        lines.append(line)
-        if line.startswith("the other 9 folds on 2 processes"):  # the calibration processes start
-            break
-    time.sleep(delay)  # 0: while they import the library (a traceback there was a bug); later: fitting
+    # its own process group, as a terminal's foreground job has
+    proc = hooked_command(argv.split(), work, marks, "workers", start_new_session=True)
+    lines = read_until(proc, "the other 9 folds on 2 processes")  # the calibration processes start
+    if when == "while they fit":  # (as they start: while they import the library; a traceback there was a bug)
+        wait_for(lambda: any(marks.iterdir()), "calibration process fitting a fold", proc)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and out == "", (out, err)
     *progress, last = err.strip().splitlines()
     assert last == "benchcast: interrupted; nothing was left half-written", err
     assert all(line.startswith(FIT_PROGRESS) for line in lines + progress), err
-    time.sleep(1)
-    group = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-g", str(proc.pid)], capture_output=True, text=True)
-    left = [p for p in group.stdout.splitlines() if p.split()[1][0] != "Z"]  # (an exited, unreaped one is gone)
-    assert left == [], f"processes of the interrupted command still running: {left}"
-    assert everything(tmp_path) - before <= {"res", "res/models"} | {
-        str(p.relative_to(tmp_path)) for p in (tmp_path / "res").rglob("*") if p.is_dir()
+    # the command joins its pool before it exits; a process the kernel has yet to reap may linger
+    wait_for(lambda: running_in_group(proc.pid) == [], "end of the calibration processes", timeout=30)
+    assert everything(work) - before <= {"res", "res/models"} | {
+        str(p.relative_to(work)) for p in (work / "res").rglob("*") if p.is_dir()
     }
