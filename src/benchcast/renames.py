@@ -37,14 +37,16 @@ RENAMED = {
     "benchcast.deploy.matrix": "benchcast.new_model.leaderboard",
     "benchcast.deploy.replay": "benchcast.new_model.replay",
     "benchcast.deploy.state": "benchcast.methods.state",
-    "benchcast.completion.deploy": "benchcast.new_model.complete",
-    "benchcast.completion.new_model": "benchcast.new_model.calibration",
+    "benchcast.completion.deploy": "benchcast.completion.complete",
+    "benchcast.completion.new_model": "benchcast.completion.calibration",
     "benchcast.plan_cli": "benchcast.cli.plan",
     "benchcast.deploy_cli": "benchcast.cli.select",
     "benchcast.threads": "benchcast.blas",
     "benchcast.new_model.state": "benchcast.methods.state",
     "benchcast.new_model.answers": "benchcast.data.answers",
     "benchcast.lm_eval.identity": "benchcast.data.harness_identity",
+    "benchcast.new_model.complete": "benchcast.completion.complete",
+    "benchcast.new_model.calibration": "benchcast.completion.calibration",
 }
 
 
@@ -54,11 +56,11 @@ RENAMED_NAMES = {
     "benchcast.new_model": {"deployed": "stored_fit"},
     "benchcast.new_model.api": {"deployed": "stored_fit", "DeployedFit": "StoredFit"},
     "benchcast.new_model.fits": {"DeployedFit": "StoredFit"},
-    "benchcast.new_model.complete": {
+    "benchcast.completion.complete": {
         "DeployedReliability": "ReliabilityModel",
         "build_deployed": "build_reliability_model",
     },
-    "benchcast.new_model.calibration": {"deploy_reliability": "calibrate_for_new_models"},
+    "benchcast.completion.calibration": {"deploy_reliability": "calibrate_for_new_models"},
     "benchcast.trials": {"make_splits": "trial_splits"},
     "benchcast.trials.runner": {"make_splits": "trial_splits"},
 }

@@ -162,7 +162,7 @@ def _trust_meaning(reliability) -> str:
 def run(args: argparse.Namespace) -> int:
     from threadpoolctl import threadpool_limits
 
-    from benchcast.new_model.complete import ReliabilityModel, complete_new_model
+    from benchcast.completion.complete import ReliabilityModel, complete_new_model
     from benchcast.studies.benchpress.settings import SELECTED_CONFIG
 
     check_out(args.out, "predictions.csv")

@@ -11,7 +11,10 @@ BenchPress Section 4.1 completes it in four steps, each in its own module:
   :mod:`.predictors` names one such configuration and the sets the reliability layer uses;
 * :mod:`.evaluation` -- held-out folds, per-fold MedAPE / MedAE / coverage;
 * :mod:`.reliability` -- risk models, intervals and trust
-  for completed cells and for a new model's row.
+  for completed cells and for a new model's row;
+* :mod:`.complete` -- a new model's other benchmark scores with intervals and trust probabilities
+  (``benchcast complete``); :mod:`.calibration` -- the reliability model behind it, calibrated on
+  models removed from the matrix as new models.
 
 Everything here takes its settings as arguments; the BenchPress paper's choices (default
 predictor, stacks, architecture grid, seeds) are in :mod:`benchcast.studies.benchpress.settings`.

@@ -1,5 +1,4 @@
-"""For a user with a new model: the tools behind ``benchcast select``, ``estimate``, ``complete``
-and ``plan``.
+"""For a user with a new model: the tools behind ``benchcast select``, ``estimate`` and ``plan``.
 
 Item level (any item-level method of the registry):
 
@@ -10,12 +9,8 @@ Item level (any item-level method of the registry):
   (:mod:`benchcast.new_model.leaderboard`);
 * :mod:`benchcast.new_model.planner` -- how many items tell two models apart (``benchcast plan``).
 
-Benchmark level (BenchPress):
-
-* :mod:`benchcast.new_model.complete` -- a new model's other benchmark scores with intervals and
-  trust probabilities (``benchcast complete``);
-* :mod:`benchcast.new_model.calibration` -- the reliability model behind it, calibrated on models
-  removed from the matrix as new models.
+Benchmark level (BenchPress, ``benchcast complete``): the completion package,
+:mod:`benchcast.completion.complete` and :mod:`benchcast.completion.calibration`.
 """
 
 from benchcast.new_model.api import Selection, estimate, select, stored_fit

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from benchcast.cli import main
+from benchcast.completion.complete import ReliabilityModel, build_reliability_model, complete_new_model
 from benchcast.completion.predictors import PredictorConfig, PredictorSet
 from benchcast.completion.reliability import FEATURE_SETS
 from benchcast.data.aggregate import read_benchpress, write_aggregate
 from benchcast.errors import DataError
-from benchcast.new_model.complete import ReliabilityModel, build_reliability_model, complete_new_model
 from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS, SELECTED_CONFIG
 
 

@@ -1,8 +1,8 @@
 import numpy as np
 
+from benchcast.completion.calibration import check_new_models, check_summary, pick_models
 from benchcast.data.aggregate import load_score_matrix as load_matrix
 from benchcast.data.io import write_parquet_atomic
-from benchcast.new_model.calibration import check_new_models, check_summary, pick_models
 from benchcast.output.tables import write_table
 from benchcast.studies.benchpress.complete import complete_reliability
 from benchcast.workflow.support import job_logger

@@ -1,5 +1,5 @@
 """``benchcast complete``'s reliability model as the BenchPress study builds it: the library's
-leave-models-out calibration (:func:`benchcast.new_model.calibration.calibrate_for_new_models`) with the
+leave-models-out calibration (:func:`benchcast.completion.calibration.calibrate_for_new_models`) with the
 paper's predictors and risk-model grid (:mod:`benchcast.studies.benchpress.settings`) and the
 settings of config keys ``benchpress.complete`` and ``benchpress.reliability``."""
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from benchcast.new_model.calibration import calibrate_for_new_models
+from benchcast.completion.calibration import calibrate_for_new_models
 from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS
 
 __all__ = ["complete_reliability"]

@@ -27,10 +27,10 @@ def reliability_study(
     calibration of the hybrid risk, and the final hybrid model for new models.
 
     Returns a dict of DataFrames ``features, risk_coverage, conformal, trust, architectures`` and
-    ``reliability_model`` (a :class:`~benchcast.new_model.complete.ReliabilityModel`).
+    ``reliability_model`` (a :class:`~benchcast.completion.complete.ReliabilityModel`).
     """
     from benchcast.completion import reliability as rel
-    from benchcast.new_model.complete import build_reliability_model
+    from benchcast.completion.complete import build_reliability_model
 
     preds = {key: evaluate_predictor(M, folds, cfg.predict) for key, cfg in PAPER_PREDICTORS.configs().items()}
     feats = rel.fold_features(

@@ -105,7 +105,7 @@ class ReliabilityModel:
     predictors: dict
     heldout: dict = field(default_factory=dict)  # coverage / width measured on the calibration cells
     # How it was calibrated: "folds" (the paper's held-out cells of known models) or "new_model"
-    # (leave-models-out cells with k known scores: benchcast.new_model.calibration).
+    # (leave-models-out cells with k known scores: benchcast.completion.calibration).
     calibration: str = "folds"
     # "points": trust = P(|error| <= trust_threshold score points); "percent_of_scale":
     # P(|error| <= trust_threshold % of the benchmark's scale (benchmark_scales)).

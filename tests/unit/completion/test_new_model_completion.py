@@ -1,4 +1,4 @@
-"""Leave-models-out calibration of `benchcast complete` (benchcast.new_model.calibration)."""
+"""Leave-models-out calibration of `benchcast complete` (benchcast.completion.calibration)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchcast.new_model.calibration import (
+from benchcast.completion.calibration import (
     build_new_model_reliability,
     check_new_models,
     check_summary,
     leave_model_out_cells,
     pick_models,
 )
-from benchcast.new_model.complete import benchmark_scales, complete_new_model, interval_floor
+from benchcast.completion.complete import benchmark_scales, complete_new_model, interval_floor
 from benchcast.studies.benchpress.settings import DEFAULT_GRID, PAPER_PREDICTORS, SELECTED_CONFIG
 
 PAPER = {"predictors": PAPER_PREDICTORS}

@@ -9,7 +9,7 @@ new-model cell is (the paper is silent on calibrating for new models; these choi
 
 1. a model with at least ``k + 1`` observed scores is removed from the matrix;
 2. ``k`` of its observed scores, drawn at random (seed stream ``new_model``), are its known scores;
-3. its row is appended and completed exactly as :func:`~benchcast.new_model.complete.complete_new_model`
+3. its row is appended and completed exactly as :func:`~benchcast.completion.complete.complete_new_model`
    does (the point predictor and the two stacks of a
    :class:`~benchcast.completion.predictors.PredictorSet`, support features from the augmented matrix);
 4. its other observed scores are the calibration cells (error of the default predictor).
@@ -28,8 +28,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from benchcast.completion.complete import benchmark_scales, new_row_predictions
 from benchcast.completion.predictors import PredictorSet
-from benchcast.new_model.complete import benchmark_scales, new_row_predictions
 from benchcast.renames import renamed_names
 from benchcast.seeding import rng
 
@@ -156,10 +156,10 @@ def build_new_model_reliability(
     The hybrid risk model is fitted on all cells (architecture selection as Appendix E.2, the
     model groups as folds); the conformal scale and the trust calibration of each ``k`` use the
     cells of that ``k`` with risks cross-fitted over the model groups. Returns the
-    :class:`~benchcast.new_model.complete.ReliabilityModel` and a per-k summary table.
+    :class:`~benchcast.completion.complete.ReliabilityModel` and a per-k summary table.
     """
+    from benchcast.completion.complete import build_reliability_model
     from benchcast.completion.reliability import leave_fold_out_risk, trust_calibration
-    from benchcast.new_model.complete import build_reliability_model
 
     lfo = leave_fold_out_risk(cells, "hybrid", seed=seed, grid=grid, n_jobs=n_jobs)
     scale = cells["scale"].to_numpy(dtype=np.float64)
@@ -225,7 +225,7 @@ def check_new_models(
     within`` (``within``: |error| <= the trust threshold, on the benchmark's scale when the model's
     trust is scale-aware).
     """
-    from benchcast.new_model.complete import complete_new_model
+    from benchcast.completion.complete import complete_new_model
 
     M = np.asarray(M, dtype=np.float64)
     held_out = np.asarray(held_out, dtype=np.int64)
