@@ -38,6 +38,11 @@ class Oracle:
         return self._scores.shape[1]
 
     @property
+    def answered(self) -> np.ndarray:
+        """Which items each target has answered so far (a copy: targets x items, bool)."""
+        return self._seen.copy()
+
+    @property
     def spent(self) -> np.ndarray:
         """Distinct items answered so far, per target."""
         return self._seen.sum(axis=1)
@@ -116,6 +121,11 @@ class TaskView:
     @property
     def n_items(self) -> int:
         return len(self._items)
+
+    @property
+    def answered(self) -> np.ndarray:
+        """Which items each target has answered so far (a copy: targets x items, bool)."""
+        return self._seen.copy()
 
     @property
     def spent(self) -> np.ndarray:

@@ -30,6 +30,7 @@ rule hi_fit:
         fit=HI_FIT,
         arrays="results/models/{dataset}/{method}/n={budget}/arrays.parquet",
         calibration="results/models/{dataset}/{method}/n={budget}/calibration.parquet",
+        pairs="results/models/{dataset}/{method}/n={budget}/pairs.parquet",
         cli=HI_CLI_SECONDS,
     wildcard_constraints:
         dataset=names_regex(HI["datasets"]),

@@ -10,6 +10,7 @@ from benchcast import __version__
 from benchcast.cli import (
     benchmarks,
     check_method,
+    compare,
     complete,
     datasets,
     estimate,
@@ -29,6 +30,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS = {
     "select": select,
     "estimate": estimate,
+    "compare": compare,
     "plan": plan,
     "complete": complete,
     "leaderboard": leaderboard,

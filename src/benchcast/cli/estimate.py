@@ -43,7 +43,7 @@ def run(args) -> int:
     check_out(args.out, "estimate.json")  # before any fit
     board = load_leaderboard(args.dataset, args.data_dir)
     answers = read_given(args, board)
-    budget = args.budget if args.budget is not None or not harness_logs(args.answers) else _stored_budget(args, board)
+    budget = args.budget if args.budget is not None or not harness_logs(args.answers) else harness_budget(args, board)
     result = estimate(
         board,
         args.method,
@@ -73,7 +73,7 @@ def run(args) -> int:
     return 0
 
 
-def _stored_budget(args, board) -> int:
+def harness_budget(args, board) -> int:
     """Harness logs carry no selection id: the budget is the one stored fit's of this method on
     this leaderboard, else it must be given."""
     from benchcast.new_model.fits import stored_budget, stored_fits

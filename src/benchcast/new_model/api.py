@@ -167,7 +167,7 @@ def select(
     return next_items(board, fit, read_answers(answers if answers is not None else {}, board.matrix.item_ids))
 
 
-def _check_count(given: Answers, budget: int) -> None:
+def check_count(given: Answers, budget: int) -> None:
     """More answers than the budget are refused here; harness logs are not, so that the selection
     check names the first document that was not selected (a task run in full, the usual cause)."""
     if len(given.scores) > budget and not given.harness:
@@ -182,7 +182,7 @@ def _check_count(given: Answers, budget: int) -> None:
 def next_items(board: Leaderboard, fit: StoredFit, given: Answers) -> Selection:
     """:func:`select` on a loaded leaderboard and fit."""
     _check_selection_id(given, fit)
-    _check_count(given, fit.meta["budget"])
+    check_count(given, fit.meta["budget"])
     _, selected, batch = _replay(board, fit, given)
     _check_selected(given, selected, board)
     complete = batch is None
@@ -221,8 +221,8 @@ def estimate(
     if not given.scores:
         raise DataError(given.source, "(entries)", "no answers", "answer the items `benchcast select` wrote")
     if budget is None:
-        budget = _budget_of_selection(board, method, given, data_dir)
-    _check_count(given, budget)
+        budget = budget_of_selection(board, method, given, data_dir)
+    check_count(given, budget)
     board, fit = stored_fit(board, method, budget, params, data_dir, seed, folds, log, cores)
     return estimate_from(board, fit, given, level, interval)
 
@@ -242,7 +242,7 @@ def _per_subtask(board: Leaderboard, fit: StoredFit, selected: list[int]) -> dic
     }
 
 
-def _budget_of_selection(board: Leaderboard, method: str, given: Answers, data_dir) -> int:
+def budget_of_selection(board: Leaderboard, method: str, given: Answers, data_dir) -> int:
     """The budget the answers were selected with: the stored fit's whose selection id they carry, or
     else the number of answers (a method may ask for an item twice, GP-IRT's anchors do, so a
     finished selection can answer fewer items than its budget)."""

@@ -5,7 +5,11 @@ calibrate its intervals, stored under ``<data_dir>/models/<dataset>/<method>/n=<
   settings, seed, budget, the leaderboard's checksum and the selection id;
 * ``calibration.parquet``: one row per model of the leaderboard (``model_id, fold, estimate,
   truth``): the model's estimate by the same method fitted without the model's fold, the model
-  answering alone exactly as a new model does (:mod:`benchcast.new_model.replay`'s single target).
+  answering alone exactly as a new model does (:mod:`benchcast.new_model.replay`'s single target);
+* ``pairs.parquet``: pairs of models of one fold (the same fit chose their items, as two new models
+  answer one selection), each pair's estimated and true differences and how many of the items both
+  answered they answered differently (:func:`fold_pairs`): what ``benchcast compare`` calibrates its
+  paired intervals on (:mod:`benchcast.new_model.compare`).
   Split-conformal intervals (:func:`conformal_halfwidth`) come from these residuals, as the
   BenchPress reliability layer calibrates on held-out models. ``folds`` models-out folds stand in
   for leave-one-model-out (every model is held out once; ``folds`` = the number of models is
@@ -50,6 +54,7 @@ class StoredFit:
     calibration: pd.DataFrame  # model_id, fold, estimate, truth
     folder: Path
     seconds: dict | None = None  # fit and calibration seconds when just built (kept out of fit.json)
+    pairs: pd.DataFrame | None = None  # fold_pairs' table; None for a fit stored before it existed
 
 
 def fit_stream(method: Method) -> str:
@@ -190,18 +195,59 @@ def fold_of_models(n_models: int, folds: int, seed: int) -> np.ndarray:
 POOL_WORTH_SECONDS = 5.0
 
 
+#: at most this many pairs of one fold are kept (a uniform sample, from the fold's ``pairs`` stream)
+PAIRS_PER_FOLD = 5_000
+PAIR_COLUMNS = ["fold", "model_a", "model_b", "estimate_diff", "truth_diff", "differing", "shared"]
+
+
+def fold_pairs(
+    ids, scores: np.ndarray, answered: np.ndarray, estimates: np.ndarray, k: int, seed: int, cap: int = PAIRS_PER_FOLD
+) -> list[tuple]:
+    """Pairs ``a < b`` of one calibration fold's models (rows of ``scores``, each model's
+    ``answered`` items and ``estimates``), at most ``cap`` (a uniform sample from the fold's
+    ``pairs`` stream): ``(fold, model_a, model_b, estimate_diff, truth_diff, differing, shared)``,
+    differences ``b - a``; ``shared`` the items both answered, ``differing`` the sum over them of
+    ``|score_a - score_b|`` (for 0/1 scores: the items they answered differently)."""
+    n = len(ids)
+    if n < 2:
+        return []
+    a, b = np.triu_indices(n, k=1)
+    if len(a) > cap:
+        keep = np.sort(seeding.rng(seed, k + 1, "pairs").choice(len(a), cap, replace=False))
+        a, b = a[keep], b[keep]
+    columns = np.flatnonzero(answered.any(axis=0))  # the items any of them answered
+    mask, values = answered[:, columns], np.asarray(scores[:, columns], dtype=np.float64)
+    differing, shared = np.empty(len(a)), np.empty(len(a), dtype=np.int64)
+    for start in range(0, len(a), 2_048):  # a block of pairs at a time: pairs x answered items
+        i, j = a[start : start + 2_048], b[start : start + 2_048]
+        both = mask[i] & mask[j]
+        shared[start : start + len(i)] = both.sum(axis=1)
+        differing[start : start + len(i)] = (np.abs(values[i] - values[j]) * both).sum(axis=1)
+    truth = np.asarray(scores, dtype=np.float64).mean(axis=1)
+    est = np.asarray(estimates, dtype=np.float64)
+    return [
+        (k, ids[x], ids[y], float(est[y] - est[x]), float(truth[y] - truth[x]), float(d), int(c))
+        for x, y, d, c in zip(a, b, differing, shared)
+    ]
+
+
 def _calibration_fold(
     scores: np.ndarray, ids, subtasks, fold_of: np.ndarray, k: int, method: str, params, budget: int, seed: int
-) -> tuple[list, float]:
+) -> tuple[list, float, list]:
     """Calibration fold ``k``: the method fitted without the fold's models (trial ``k + 1``), then
-    each of them estimated alone, as a new model is. Its rows and seconds."""
+    each of them estimated alone, as a new model is. Its rows, seconds and pairs (:func:`fold_pairs`)."""
     t0 = time.perf_counter()
     m = fit_method(method, params, scores[fold_of != k], subtasks, budget, seed, k + 1)
-    rows = []
-    for i in np.flatnonzero(fold_of == k):
-        est = m.estimate(Oracle(scores[i : i + 1], budget), seeding.rng(seed, k + 1, estimate_stream(method)))
+    rows, members = [], np.flatnonzero(fold_of == k)
+    answered = np.zeros((len(members), scores.shape[1]), dtype=bool)
+    for r, i in enumerate(members):
+        oracle = Oracle(scores[i : i + 1], budget)
+        est = m.estimate(oracle, seeding.rng(seed, k + 1, estimate_stream(method)))
+        answered[r] = oracle.answered[0]
         rows.append((ids[i], k, float(np.asarray(est)[0]), float(scores[i].mean())))
-    return rows, time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    pairs = fold_pairs([ids[i] for i in members], scores[members], answered, [row[2] for row in rows], k, seed)
+    return rows, seconds, pairs
 
 
 #: the calibration job of this worker process (:func:`_fold_pool`)
@@ -216,7 +262,7 @@ def _start_worker(job: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to act on (_fold_pool)
 
 
-def _fold_in_worker(k: int) -> tuple[int, tuple[list, float]]:
+def _fold_in_worker(k: int) -> tuple[int, tuple[list, float, list]]:
     scores, ids, subtasks, fold_of, method, params, budget, seed = _WORKER_JOB
     return k, _calibration_fold(scores, ids, subtasks, fold_of, k, method, params, budget, seed)
 
@@ -255,8 +301,9 @@ def calibrate(
     log=print,
     cores: int = 1,
     first_seconds: float | None = None,
-) -> pd.DataFrame:
-    """Every model's estimate from the method fitted without the model's fold (module docstring).
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every model's estimate from the method fitted without the model's fold, and pairs of models
+    of one fold (:func:`fold_pairs`) (module docstring).
 
     The first fold runs in this process; its seconds decide the rest: with ``cores`` > 1 and more
     than :data:`POOL_WORTH_SECONDS` of folds left, they run in that many processes
@@ -272,21 +319,21 @@ def calibrate(
     args = (scores, ids, subtasks, fold_of)
     about = f": about {_duration(first_seconds * folds)} on one core" if first_seconds is not None else ""
     log(f"calibrating on {folds} folds of models{about}")
-    by_fold, took = {}, []
+    by_fold, pairs_of, took = {}, {}, []
 
-    def record(k: int, rows: list, seconds: float, workers: int) -> None:
-        by_fold[k] = rows
+    def record(k: int, rows: list, seconds: float, pairs: list, workers: int) -> None:
+        by_fold[k], pairs_of[k] = rows, pairs
         took.append(seconds)
         left = sum(took) / len(took) * (folds - len(by_fold)) / workers
         tail = f", about {_duration(left)} left" if len(by_fold) < folds else ""
         log(f"calibration fold {k + 1} of {folds}: {len(rows)} models, {seconds:.1f}s ({len(by_fold)} done{tail})")
 
     with one_blas_thread():
-        rows, seconds = _calibration_fold(*args, 0, method, params, budget, seed)
+        rows, seconds, pairs = _calibration_fold(*args, 0, method, params, budget, seed)
     workers = max(1, min(int(cores), folds - 1))
     if seconds * (folds - 1) < POOL_WORTH_SECONDS:
         workers = 1  # starting the processes would cost more than the folds take
-    record(0, rows, seconds, workers)
+    record(0, rows, seconds, pairs, workers)
     rest = range(1, folds)
     if workers == 1:
         with one_blas_thread():
@@ -296,8 +343,8 @@ def calibrate(
         log(f"the other {folds - 1} folds on {workers} processes: about {_duration(seconds * (folds - 1) / workers)}")
         pool = _fold_pool(workers, (*args, method, params, budget, seed))
         try:
-            for k, (rows, seconds) in pool.imap_unordered(_fold_in_worker, rest):
-                record(k, rows, seconds, workers)
+            for k, (rows, seconds, pairs) in pool.imap_unordered(_fold_in_worker, rest):
+                record(k, rows, seconds, pairs, workers)
             pool.close()
         except BaseException:  # Ctrl-C or an error: stop the other folds now
             pool.terminate()
@@ -305,7 +352,11 @@ def calibrate(
         finally:
             pool.join()
     rows = [row for k in range(folds) for row in by_fold[k]]
-    return pd.DataFrame(rows, columns=["model_id", "fold", "estimate", "truth"])
+    pairs = [pair for k in range(folds) for pair in pairs_of[k]]
+    return (
+        pd.DataFrame(rows, columns=["model_id", "fold", "estimate", "truth"]),
+        pd.DataFrame(pairs, columns=PAIR_COLUMNS),
+    )
 
 
 def _duration(seconds: float) -> str:
@@ -330,7 +381,7 @@ def build_fit(
         m = fit_method(method, params, board.matrix.scores, board.matrix.subtasks, budget, seed, 0)
     fit_seconds = time.perf_counter() - t0
     log(f"fitted on all {len(board.matrix.model_ids)} models in {fit_seconds:.1f}s")
-    calibration = calibrate(board, method, params, budget, folds, seed, log, cores, fit_seconds)
+    calibration, pairs = calibrate(board, method, params, budget, folds, seed, log, cores, fit_seconds)
     meta = {
         "dataset": board.key,
         "matrix_sha256": board.checksum,
@@ -347,8 +398,10 @@ def build_fit(
     seconds = {"fit": fit_seconds, "calibration": time.perf_counter() - t0 - fit_seconds}
     folder = fit_folder(data_dir, board, method, budget)
     write_parquet_atomic(calibration, folder / "calibration.parquet")
-    write_state(m, meta, folder, files=("calibration.parquet",))  # fit.json last: its presence means whole
-    return StoredFit(m, meta, calibration, folder, seconds)
+    write_parquet_atomic(pairs, folder / "pairs.parquet")
+    # fit.json last: its presence means whole
+    write_state(m, meta, folder, files=("calibration.parquet", "pairs.parquet"))
+    return StoredFit(m, meta, calibration, folder, seconds, pairs)
 
 
 def load_fit(
@@ -383,7 +436,8 @@ def load_fit(
     )
     if stale:
         return None
-    return StoredFit(m, meta, pd.read_parquet(folder / "calibration.parquet"), folder)
+    pairs = pd.read_parquet(folder / "pairs.parquet") if (folder / "pairs.parquet").is_file() else None
+    return StoredFit(m, meta, pd.read_parquet(folder / "calibration.parquet"), folder, pairs=pairs)
 
 
 @contextmanager

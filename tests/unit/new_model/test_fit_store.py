@@ -64,6 +64,7 @@ def test_eight_processes_on_one_cold_fit_build_it_once_and_agree(board, tmp_path
         "arrays.parquet",
         "calibration.parquet",
         "fit.json",
+        "pairs.parquet",
     ]
 
     # the same for estimate, on the fit made cold again (the leaderboard's stored bits kept); the

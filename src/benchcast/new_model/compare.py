@@ -1,0 +1,210 @@
+"""``compare``: two or more models' answers on one selection, and each pairwise difference of their
+full-benchmark scores with a paired interval and a verdict in words (``benchcast compare``).
+
+Two models that answer the same items are compared far better than their two intervals say: most
+items they answer alike, and what each estimate gets wrong about one it tends to get wrong about
+the other. The interval of a difference is therefore calibrated on **pairs** of the leaderboard's
+own models held out together: the stored fit's calibration folds (:mod:`benchcast.new_model.fits`)
+estimate every model of a fold from a fit that never saw the fold, each model answering alone as a
+new model does, so two models of one fold are two new models on one selection. For such a pair
+``(a, b)`` the fit keeps the error of the estimated difference, ``e = (est_b - est_a) - (true_b -
+true_a)``, and ``differing``: how much their answers differ on the items both answered (for 0/1
+scores, the items they answered differently).
+
+The interval is split-conformal with a normalised score (locally weighted conformal prediction;
+Lei, G'Sell, Rinaldo, Tibshirani & Wasserman 2018, Section 5.2): the score of a calibration pair
+is ``|e| / sqrt(differing + 1)``, and a new pair that differs on ``d`` of its answered items gets
+``est_b - est_a +- q * sqrt(d + 1)``, ``q`` the ``ceil((m + 1) level)``-th smallest of the ``m``
+calibration scores. The scale is that of a mean of ``d`` nonzero differences among the answered
+items (a model pair that answers alike is estimated alike, and the difference of their true scores
+is small): close pairs get narrow intervals, far apart pairs wide ones, at the same coverage.
+
+When an interval holds zero the verdict says so, with the smallest difference this method tells
+apart at this budget: MDAD (Yauney et al., "How Reliable is Language Model Micro-Benchmarking?",
+Section 3, Eq. 5) computed on the same held-out pairs (:mod:`benchcast.stats.mdad`: the first
+0.5-point bin of true difference in which at least 80% of the pairs are ordered correctly).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchcast.data.answers import Answers, read_answers
+from benchcast.errors import ConfigError, DataError
+from benchcast.new_model.api import budget_of_selection, check_count, check_method, estimate_from, stored_fit
+from benchcast.new_model.fits import DEFAULT_FOLDS, build_fit, build_lock, conformal_halfwidth, fit_folder
+from benchcast.new_model.leaderboard import Leaderboard, load_leaderboard
+from benchcast.stats.mdad import Binning, Criterion
+
+#: at least this many calibration pairs for a paired interval at all
+MIN_PAIRS = 20
+
+
+def pair_scores(pairs: pd.DataFrame) -> np.ndarray:
+    """Each calibration pair's normalised score ``|e| / sqrt(differing + 1)`` (module docstring)."""
+    error = pairs["estimate_diff"].to_numpy(float) - pairs["truth_diff"].to_numpy(float)
+    return np.abs(error) / np.sqrt(pairs["differing"].to_numpy(float) + 1.0)
+
+
+def paired_quantile(pairs: pd.DataFrame, level: float) -> float:
+    """``q``: the ``ceil((m + 1) level)``-th smallest pair score (infinite when ``m`` is too small)."""
+    if not 0 < level < 1:
+        raise ConfigError(f"interval level must be between 0 and 1, got {level}")
+    scores = np.sort(pair_scores(pairs))
+    k = math.ceil((len(scores) + 1) * level)
+    return float(scores[k - 1]) if len(scores) >= MIN_PAIRS and k <= len(scores) else math.inf
+
+
+def paired_interval(diff: float, differing: float, q: float) -> tuple[float, float]:
+    """``diff +- q sqrt(differing + 1)``, within the possible differences [-1, 1]."""
+    half = q * math.sqrt(differing + 1.0)
+    return max(-1.0, diff - half), min(1.0, diff + half)
+
+
+def detectable_difference(pairs: pd.DataFrame, items: int, criterion: Criterion | None = None) -> float:
+    """MDAD in accuracy points on the held-out pairs: the first bin of true difference whose pairs
+    the estimates order correctly at least ``criterion.threshold`` of the time (a tie of the
+    estimates is wrong, a tie of the truth counts as "the first is better", as the paper's code)."""
+    criterion = criterion or Criterion()
+    truth = pairs["truth_diff"].to_numpy(float)
+    est = pairs["estimate_diff"].to_numpy(float)
+    counts = np.rint(np.abs(truth) * items).astype(np.int64)
+    bins = Binning().index(np.zeros_like(counts), counts, items)
+    reference = np.where(truth <= 0, 1.0, -1.0)  # sign of a - b; a tie: "a is better"
+    correct = (np.sign(-est) == reference) & (est != 0)
+    n_bins = int(bins.max()) + 1 if len(bins) else 1
+    pairs_per_bin = np.bincount(bins, minlength=n_bins)
+    correct_per_bin = np.bincount(bins, weights=correct, minlength=n_bins).astype(np.int64)
+    return criterion.of(pairs_per_bin, correct_per_bin)
+
+
+def differing_on_shared(a: Answers, b: Answers) -> tuple[float, int]:
+    """How much two models' answers differ on the items both answered, and how many those are."""
+    shared = sorted(set(a.scores) & set(b.scores))
+    return float(sum(abs(a.scores[j] - b.scores[j]) for j in shared)), len(shared)
+
+
+def verdict(first: str, second: str, diff: float, lower: float, upper: float, level: float, mdad: float) -> str:
+    """The pair's verdict in words, in accuracy points."""
+    text = f"{second} - {first} = {100 * diff:+.1f} points [{100 * lower:+.1f}, {100 * upper:+.1f}]"
+    if lower > 0:
+        return f"{text}: {second} is better ({level:.0%} paired interval)"
+    if upper < 0:
+        return f"{text}: {first} is better ({level:.0%} paired interval)"
+    return (
+        f"{text}: not distinguishable at this budget ({level:.0%} paired interval holds 0); the smallest "
+        f"difference this method tells apart here is about {mdad:g} points"
+    )
+
+
+def _check_models(named: Mapping[str, Answers]) -> None:
+    if len(named) < 2:
+        raise ConfigError("compare needs the answers of at least two models; fix: pass --answers once per model")
+    ids = {name: frozenset(given.selection_ids) for name, given in named.items() if given.selection_ids}
+    if len(set(ids.values())) > 1:
+        n1, s1 = next(iter(ids.items()))
+        n2, s2 = next((n, s) for n, s in ids.items() if s != s1)
+        raise DataError(
+            named[n2].source,
+            "selection_id",
+            f"{n2!r} answered selection {sorted(s2)[0]}, {n1!r} selection {sorted(s1)[0]}: the models did not "
+            "answer one selection, so their answers are not paired",
+            "answer the items of one `benchcast select` run with every model you compare",
+        )
+    seen: dict[str, str] = {}
+    for name, given in named.items():
+        if not given.scores:
+            raise DataError(given.source, "(entries)", "no answers", "answer the items `benchcast select` wrote")
+        # the same files twice (two checkpoints may well answer a small selection alike: that is allowed)
+        key = " + ".join(str(Path(p).resolve()) if Path(p).exists() else p for p in given.source.split(" + "))
+        if key in seen:
+            raise DataError(
+                given.source,
+                "--answers",
+                f"the answers of {name!r} are the files of {seen[key]!r} (the same model twice?)",
+                "pass each model's own answers once",
+            )
+        seen[key] = name
+
+
+def _with_pairs(board: Leaderboard, fit, method, budget, params, data_dir, seed, folds, log, cores):
+    """The fit with its calibration pairs: a fit stored before they existed is rebuilt once."""
+    if fit.pairs is not None:
+        return fit
+    log(f"{fit.folder}: this fit was stored without the held-out pairs compare calibrates on: rebuilding it")
+    with build_lock(fit_folder(data_dir, board, method, budget), log):
+        return build_fit(board, method, params, budget, seed, folds, data_dir, log, cores)
+
+
+def compare(
+    dataset: str | Leaderboard,
+    method: str,
+    answers: Mapping[str, object],
+    *,
+    budget: int | None = None,
+    level: float = 0.9,
+    params: dict | None = None,
+    data_dir: str | Path = "results",
+    seed: int = 0,
+    folds: int = DEFAULT_FOLDS,
+    log=print,
+    cores: int = 1,
+) -> dict:
+    """Each model's estimate (as :func:`benchcast.new_model.estimate` gives it) and every pair's
+    difference ``second - first`` (in the order given) with a ``level`` paired interval and a
+    verdict. ``answers``: a model's name -> its answers (what ``estimate`` takes)."""
+    check_method(method, params)
+    board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
+    named = {str(name): read_answers(given, board.matrix.item_ids) for name, given in answers.items()}
+    _check_models(named)
+    first = next(iter(named.values()))
+    if budget is None:
+        budget = budget_of_selection(board, method, first, data_dir)
+    for given in named.values():
+        check_count(given, budget)
+    board, fit = stored_fit(board, method, budget, params, data_dir, seed, folds, log, cores)
+    fit = _with_pairs(board, fit, method, budget, params, data_dir, seed, folds, log, cores)
+    models = {name: estimate_from(board, fit, given, level, "conformal") for name, given in named.items()}
+    q = paired_quantile(fit.pairs, level)
+    unpaired = math.sqrt(2.0) * conformal_halfwidth(fit.calibration, level)  # the two intervals combined
+    mdad = detectable_difference(fit.pairs, len(board.matrix.item_ids))
+    names = list(named)
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            differing, shared = differing_on_shared(named[a], named[b])
+            diff = models[b]["estimate"] - models[a]["estimate"]
+            lower, upper = paired_interval(diff, differing, q)
+            rows.append(
+                {
+                    "first": a,
+                    "second": b,
+                    "difference": diff,
+                    "lower": lower,
+                    "upper": upper,
+                    "items_shared": shared,
+                    "items_differing": differing,
+                    "unpaired_halfwidth": unpaired,
+                    "verdict": verdict(a, b, diff, lower, upper, level, mdad),
+                }
+            )
+    return {
+        "dataset": fit.meta["dataset"],
+        "method": method,
+        "budget": fit.meta["budget"],
+        "selection_id": fit.meta["selection_id"],
+        "level": float(level),
+        "interval": (
+            f"paired split-conformal from {len(fit.pairs)} pairs of held-out models of the leaderboard (pairs of "
+            f"one calibration fold, each pair estimated by the method fitted without it), scaled by how much "
+            f"the two models' answers differ"
+        ),
+        "detectable_difference_points": mdad,
+        "models": models,
+        "pairs": rows,
+    }

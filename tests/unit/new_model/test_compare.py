@@ -1,0 +1,268 @@
+"""`benchcast compare` (benchcast.new_model.compare): the held-out pairs a fit keeps, the paired
+interval and MDAD on known answers, the command as a user types it, and its bad inputs refused in
+one line with nothing written."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchcast.new_model import select
+from benchcast.new_model.compare import (
+    compare,
+    detectable_difference,
+    differing_on_shared,
+    paired_interval,
+    paired_quantile,
+    verdict,
+)
+from benchcast.new_model.fits import PAIR_COLUMNS, fold_pairs
+
+QUIET = {"log": lambda *_: None}
+
+
+def pairs_table(estimate_diff, truth_diff, differing) -> pd.DataFrame:
+    n = len(estimate_diff)
+    return pd.DataFrame(
+        {
+            "fold": 0,
+            "model_a": [f"a{i}" for i in range(n)],
+            "model_b": [f"b{i}" for i in range(n)],
+            "estimate_diff": estimate_diff,
+            "truth_diff": truth_diff,
+            "differing": differing,
+            "shared": 50,
+        }
+    )[PAIR_COLUMNS]
+
+
+def test_the_paired_quantile_is_the_conformal_rank_of_the_normalised_scores():
+    # errors 0.01 .. 0.99 on pairs that differ on 3 items: scores error / 2
+    errors = np.arange(1, 100) / 100
+    pairs = pairs_table(errors, np.zeros(99), np.full(99, 3.0))
+    assert paired_quantile(pairs, 0.9) == pytest.approx(0.90 / 2)  # ceil(100 * 0.9) = 90th smallest
+    assert paired_quantile(pairs, 0.5) == pytest.approx(0.50 / 2)
+    assert math.isinf(paired_quantile(pairs.head(10), 0.9))  # too few pairs for any interval
+    # a new pair that differs on 8 items: +- q * 3
+    assert paired_interval(0.05, 8, 0.01) == pytest.approx((0.02, 0.08))
+    assert paired_interval(0.9, 8, 0.1) == (pytest.approx(0.6), 1.0)  # within the possible differences
+
+
+def test_mdad_on_held_out_pairs_is_the_first_bin_ordered_correctly_often_enough():
+    # 100 items; pairs with true differences 1, 2, 3 points: the 1-point pairs ordered right 50% of
+    # the time, the 2-point ones 70%, the 3-point ones 90% -> MDAD 3 points (0.5-point bins, 0.8)
+    truth = np.repeat([0.01, 0.02, 0.03], 10)
+    right = np.concatenate([np.arange(10) < 5, np.arange(10) < 7, np.arange(10) < 9])
+    est = np.where(right, truth, -truth)
+    assert detectable_difference(pairs_table(est, truth, np.ones(30)), 100) == 3.0
+    # negative true differences count the same; a tie of the estimates is wrong
+    assert detectable_difference(pairs_table(-est, -truth, np.ones(30)), 100) == 3.0
+    est[20:] = 0.0
+    assert detectable_difference(pairs_table(est, truth, np.ones(30)), 100) == 50.0  # none reaches: sentinel
+
+
+def test_fold_pairs_count_what_both_models_answered_differently():
+    rng = np.random.default_rng(1)
+    scores = rng.integers(0, 2, size=(6, 30)).astype(float)
+    answered = rng.random((6, 30)) < 0.6
+    ids = [f"m{i}" for i in range(6)]
+    estimates = rng.random(6)
+    rows = fold_pairs(ids, scores, answered, estimates, k=3, seed=0)
+    assert len(rows) == 15
+    for fold, a, b, est_diff, truth_diff, differing, shared in rows:
+        i, j = ids.index(a), ids.index(b)
+        both = answered[i] & answered[j]
+        assert (fold, i < j, shared) == (3, True, both.sum())
+        assert differing == np.abs(scores[i] - scores[j])[both].sum()
+        assert est_diff == estimates[j] - estimates[i] and truth_diff == pytest.approx(
+            scores[j].mean() - scores[i].mean()
+        )
+    capped = fold_pairs(ids, scores, answered, estimates, k=3, seed=0, cap=7)
+    assert len(capped) == 7 and capped == fold_pairs(ids, scores, answered, estimates, k=3, seed=0, cap=7)
+    assert set(capped) <= set(rows)
+
+
+def toy_board(folder, n_models=120, n_items=300, seed=2):
+    rng = np.random.default_rng(seed)
+    ability, difficulty = rng.normal(size=(n_models, 1)), rng.normal(size=(1, n_items))
+    scores = (rng.random((n_models, n_items)) < 1 / (1 + np.exp(difficulty - ability))).astype(int)
+    board = pd.DataFrame(scores, columns=[f"q{j}" for j in range(n_items)])
+    board.insert(0, "model_id", [f"m{i}" for i in range(n_models)])
+    board.to_csv(folder / "board.csv", index=False)
+    return difficulty[0]
+
+
+def answer(folder, name, selection, truth) -> None:
+    """A new model's answers to the selection's items (``truth``: its score on each item)."""
+    index = {f"q{j}": j for j in range(len(truth))}
+    pd.DataFrame(
+        {
+            "item_id": selection.items["item_id"],
+            "score": [int(truth[index[i]]) for i in selection.items["item_id"]],
+            "selection_id": selection.items["selection_id"],
+        }
+    ).to_csv(folder / f"{name}.csv", index=False)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A leaderboard, a stored random_sampling fit at n=40, and the answers of three new models: a
+    base model, a copy of it better on 30 items, and an unrelated one."""
+    root = tmp_path_factory.mktemp("compare")
+    difficulty = toy_board(root)
+    rng = np.random.default_rng(7)
+    base = (rng.random(300) < 1 / (1 + np.exp(difficulty - 0.2))).astype(int)
+    tuned = base.copy()
+    tuned[rng.choice(np.flatnonzero(base == 0), 30, replace=False)] = 1
+    other = (rng.random(300) < 1 / (1 + np.exp(difficulty + 0.5))).astype(int)
+    selection = select(root / "board.csv", "random_sampling", 40, data_dir=root / "res", **QUIET)
+    for name, truth in (("base", base), ("tuned", tuned), ("other", other)):
+        answer(root, name, selection, truth)
+    return root
+
+
+def test_compare_gives_each_difference_with_a_paired_interval_and_keeps_the_fit(lab):
+    given = {name: lab / f"{name}.csv" for name in ("base", "tuned", "other")}
+    result = compare(lab / "board.csv", "random_sampling", given, data_dir=lab / "res", **QUIET)
+    models, pairs = result["models"], {(p["first"], p["second"]): p for p in result["pairs"]}
+    assert list(pairs) == [("base", "tuned"), ("base", "other"), ("tuned", "other")]
+    close = pairs[("base", "tuned")]
+    assert close["difference"] == models["tuned"]["estimate"] - models["base"]["estimate"]
+    assert close["lower"] <= close["difference"] <= close["upper"] and close["items_shared"] == 40
+    assert close["items_differing"] == differing_on_shared(*_answers(lab, "base", "tuned"))[0]
+    # the close pair's interval is far narrower than the two unpaired ones combined, and than the far pair's
+    width = (close["upper"] - close["lower"]) / 2
+    far = pairs[("base", "other")]
+    assert width < 0.5 * close["unpaired_halfwidth"] and width < (far["upper"] - far["lower"]) / 2
+    assert close["verdict"].startswith("tuned - base = ")
+    fit = lab / "res/models"
+    (folder,) = fit.glob("*/random_sampling/n=40")
+    stored = json.loads((folder / "fit.json").read_text())
+    assert set(stored["files"]) == {"arrays.parquet", "calibration.parquet", "pairs.parquet"}
+    kept = pd.read_parquet(folder / "pairs.parquet")
+    assert list(kept.columns) == PAIR_COLUMNS and (kept.groupby("fold").size() == math.comb(12, 2)).all()
+
+
+def _answers(lab, *names):
+    from benchcast.data.answers import read_answers
+    from benchcast.new_model.leaderboard import load_leaderboard
+
+    items = load_leaderboard(str(lab / "board.csv"), lab / "res").matrix.item_ids
+    return [read_answers(lab / f"{n}.csv", items) for n in names]
+
+
+def test_two_models_that_answered_alike_differ_by_zero(lab):
+    given = {"base": lab / "base.csv", "same": lab / "copy.csv"}
+    (lab / "copy.csv").write_bytes((lab / "base.csv").read_bytes())
+    (pair,) = compare(lab / "board.csv", "random_sampling", given, data_dir=lab / "res", **QUIET)["pairs"]
+    assert pair["difference"] == 0 and pair["items_differing"] == 0 and pair["lower"] < 0 < pair["upper"]
+    assert "not distinguishable" in pair["verdict"]
+
+
+def test_the_verdict_names_the_better_model_or_the_detectable_difference():
+    assert verdict("A", "B", 0.021, 0.009, 0.033, 0.9, 4.0).endswith("B is better (90% paired interval)")
+    assert verdict("A", "B", -0.05, -0.08, -0.01, 0.9, 4.0).endswith("A is better (90% paired interval)")
+    tie = verdict("A", "B", 0.01, -0.02, 0.04, 0.9, 6.5)
+    assert tie.startswith("B - A = +1.0 points [-2.0, +4.0]: not distinguishable") and "about 6.5 points" in tie
+
+
+def test_a_fit_stored_without_pairs_is_rebuilt_once(tmp_path):
+    toy_board(tmp_path, n_models=60, n_items=100)
+    sel = select(tmp_path / "board.csv", "random_sampling", 20, data_dir=tmp_path / "res", **QUIET)
+    (folder,) = (tmp_path / "res/models").glob("*/random_sampling/n=20")
+    doc = json.loads((folder / "fit.json").read_text())
+    # a fit as stored before pairs existed: no pairs file, fit.json listing none (resealed)
+    from benchcast.methods.state import resealed
+
+    (folder / "pairs.parquet").unlink()
+    del doc["files"]["pairs.parquet"]
+    (folder / "fit.json").write_text(json.dumps(resealed(doc), indent=1, sort_keys=True) + "\n")
+    truth = np.zeros(100, int)
+    answer(tmp_path, "a", sel, truth)
+    answer(tmp_path, "b", sel, 1 - truth)
+    said = []
+    compare(
+        tmp_path / "board.csv",
+        "random_sampling",
+        {"a": tmp_path / "a.csv", "b": tmp_path / "b.csv"},
+        data_dir=tmp_path / "res",
+        log=said.append,
+    )
+    assert any("stored without the held-out pairs" in s for s in said) and (folder / "pairs.parquet").is_file()
+    said.clear()
+    compare(
+        tmp_path / "board.csv",
+        "random_sampling",
+        {"a": tmp_path / "a.csv", "b": tmp_path / "b.csv"},
+        data_dir=tmp_path / "res",
+        log=said.append,
+    )
+    assert said == []
+
+
+def user_runs(lab, work, argv: str) -> subprocess.CompletedProcess:
+    line = argv.format(BOARD=lab / "board.csv", RES=lab / "res", LAB=lab)
+    return subprocess.run([sys.executable, "-m", "benchcast", *line.split()], capture_output=True, text=True, cwd=work)
+
+
+def test_the_command_prints_each_verdict_and_writes_the_json(lab, tmp_path):
+    proc = user_runs(
+        lab,
+        tmp_path,
+        "compare {BOARD} --method random_sampling --data-dir {RES} --answers {LAB}/base.csv "
+        "--answers {LAB}/tuned.csv --out cmp.json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[1].startswith("  base: ") and lines[2].startswith("  tuned: ")
+    assert lines[3].startswith("tuned - base = ") and lines[4].startswith("paired interval: paired split-conformal")
+    written = json.loads((tmp_path / "cmp.json").read_text())
+    assert written["pairs"][0]["verdict"] == lines[3]
+
+
+BAD = {
+    "one model": ("--answers {LAB}/base.csv", "at least two models"),
+    "a model twice": ("--answers {LAB}/base.csv --answers {LAB}/base.csv --names a b", "the same model twice"),
+    "two selections": ("--answers {LAB}/base.csv --answers {WORK}/elsewhere.csv", "did not answer one selection"),
+    "items missing": ("--answers {LAB}/base.csv --answers {WORK}/short.csv", "unanswered items"),
+    "an item not selected": ("--answers {LAB}/base.csv --answers {WORK}/extra.csv", "was not selected"),
+    "more answers than the budget": (
+        "--answers {LAB}/base.csv --answers {WORK}/more.csv",
+        "41 answers for a budget of 40",
+    ),
+    "names twice": ("--answers {LAB}/base.csv --answers {LAB}/tuned.csv --names x x", "--names gives 'x' twice"),
+    "names short": ("--answers {LAB}/base.csv --answers {LAB}/tuned.csv --names x", "gives 1 names for 2 models"),
+    "one name for two files": ("--answers {LAB}/base.csv --answers {WORK}/copy/base.csv", "two models are named"),
+    "out a folder": ("--answers {LAB}/base.csv --answers {LAB}/tuned.csv --out {WORK}", "is a folder"),
+    "no answers": ("--answers {LAB}/base.csv --answers {WORK}/empty.csv", "empty"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_inputs_are_refused_in_one_line_and_nothing_is_written(lab, tmp_path, case):
+    work = tmp_path / "work"
+    (work / "copy").mkdir(parents=True)
+    base = pd.read_csv(lab / "base.csv")
+    base.to_csv(work / "copy/base.csv", index=False)
+    pd.read_csv(lab / "tuned.csv").assign(selection_id="0123456789abcdef").to_csv(work / "elsewhere.csv", index=False)
+    base.head(30).to_csv(work / "short.csv", index=False)
+    selected = set(base["item_id"])
+    spare = next(f"q{j}" for j in range(300) if f"q{j}" not in selected)
+    base.assign(item_id=[*base["item_id"][:-1], spare]).to_csv(work / "extra.csv", index=False)
+    pd.concat([base, base.head(1).assign(item_id=spare)]).to_csv(work / "more.csv", index=False)
+    (work / "empty.csv").write_text("")
+    before = sorted(p for p in work.rglob("*"))
+    argv, says = BAD[case]
+    line = "compare {BOARD} --method random_sampling --data-dir {RES} " + argv.replace("{WORK}", str(work))
+    proc = user_runs(lab, work, line)
+    err = proc.stderr.strip()
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in err, (proc.stdout, err)
+    assert err.count("\n") == 0 and err.startswith("benchcast: error: ") and says in err, err
+    assert "Fix:" in err or "fix:" in err, err
+    assert sorted(p for p in work.rglob("*")) == before
