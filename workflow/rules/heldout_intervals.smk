@@ -4,7 +4,7 @@
 
 from benchcast.studies.heldout_intervals.jobs import (  # noqa: E402
     CLI_SECONDS as HI_CLI_SECONDS, FIT as HI_FIT, HELDOUT as HI_HELDOUT,
-    HELDOUT_TIMING as HI_HELDOUT_TIMING,
+    HELDOUT_TIMING as HI_HELDOUT_TIMING, HELDOUT_PAIRS as HI_HELDOUT_PAIRS,
 )
 
 HI_STUDY = load_study("heldout_intervals")
@@ -62,6 +62,7 @@ rule hi_test:
     output:
         rows=HI_HELDOUT,
         timing=HI_HELDOUT_TIMING,
+        pairs=HI_HELDOUT_PAIRS,
     wildcard_constraints:
         dataset=names_regex(HI["datasets"]),
         method=names_regex(HI_JOBS.methods),
@@ -89,6 +90,7 @@ rule hi_tables:
     input:
         heldout=HI_JOBS.paths(HI_HELDOUT),
         timing=HI_JOBS.paths(HI_HELDOUT_TIMING),
+        pairs=HI_JOBS.paths(HI_HELDOUT_PAIRS),
         cli=HI_JOBS.paths(HI_CLI_SECONDS),
     output:
         **{name: report(path, caption="../report/heldout_intervals/tables.rst", category="New-model tools")

@@ -5,6 +5,7 @@ import pandas as pd
 
 from benchcast.output.tables import write_table
 from benchcast.studies.heldout_intervals.heldout import tables
+from benchcast.studies.heldout_intervals.pairs import paired_table
 from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
@@ -17,4 +18,5 @@ heldout, speed = tables(
 )
 write_table(heldout, csv=out.heldout)
 write_table(speed, csv=out.speed)
+write_table(paired_table(p.cells, [pd.read_parquet(f) for f in snakemake.input.pairs]), csv=out.paired)
 log(f"{len(p.cells)} cells; coverage {heldout.coverage.min():.3f}-{heldout.coverage.max():.3f} at level {p.level}")

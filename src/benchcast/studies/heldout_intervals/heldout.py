@@ -37,6 +37,7 @@ from benchcast.data.item_level import ResponseMatrix
 from benchcast.new_model.api import estimate_from, next_items
 from benchcast.new_model.fits import build_fit, load_fit
 from benchcast.new_model.leaderboard import Leaderboard, checksum
+from benchcast.studies.heldout_intervals.pairs import fold_pairs
 
 #: the measured columns of :func:`heldout`'s rows (kept apart: the other columns are deterministic)
 TIMING_COLUMNS = ("select_seconds", "estimate_seconds", "fit_seconds")
@@ -78,6 +79,7 @@ def play_new_model(board: Leaderboard, fit, row: np.ndarray, level: float) -> di
     t0 = time.perf_counter()
     result = estimate_from(board, fit, read_answers(answers, item_ids), level)
     result.update(batches=batches, select_seconds=max(select_seconds), estimate_seconds=time.perf_counter() - t0)
+    result["answers"] = answers
     return result
 
 
@@ -91,8 +93,12 @@ def heldout(
     outer_folds: int,
     level: float,
     log=print,
+    pairs_out: list | None = None,
 ) -> pd.DataFrame:
-    """One row per model of ``board``: its estimate, interval and truth when held out (module doc)."""
+    """One row per model of ``board``: its estimate, interval and truth when held out (module doc).
+    With ``pairs_out`` (a list), every pair of one held-out fold's models is compared as
+    ``benchcast compare`` compares two new models, and each pair's row appended to it
+    (:func:`benchcast.studies.heldout_intervals.pairs.fold_pairs`)."""
     scores, ids = board.matrix.scores, board.matrix.model_ids
     n_models = len(ids)
     outer = min(int(outer_folds), n_models)
@@ -108,8 +114,10 @@ def heldout(
             build_fit(sub, method, params, budget, user_seed, folds, work, log=lambda s: None)
             fit = load_fit(sub, method, params, budget, user_seed, work, folds)  # read back, as the CLI does
             fit_seconds = time.perf_counter() - t0
+            members = []
             for i in np.flatnonzero(fold_of == f):
                 r = play_new_model(sub, fit, scores[i], level)
+                members.append({"model_id": ids[i], "truth": float(scores[i].mean()), **r})
                 rows.append(
                     {
                         "model_id": ids[i],
@@ -122,6 +130,8 @@ def heldout(
                         "fit_seconds": fit_seconds,
                     }
                 )
+            if pairs_out is not None:
+                pairs_out += fold_pairs(f, fit, level, members)
             log(
                 f"{board.key} {method} n={budget}: held-out fold {f + 1} of {outer}, fit and calibration {fit_seconds:.1f}s"
             )

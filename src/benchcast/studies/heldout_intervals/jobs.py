@@ -17,6 +17,8 @@ FIT = "results/models/{dataset}/{method}/n={budget}/fit.json"
 HELDOUT = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.parquet"
 HELDOUT_TIMING = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.timing.parquet"
 CLI_SECONDS = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.cli.json"
+#: every pair of one held-out fold's models, compared as ``benchcast compare`` compares two new models
+HELDOUT_PAIRS = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.pairs.parquet"
 TABLES = "results/tables/heldout_intervals"
 
 
@@ -96,7 +98,7 @@ class Jobs:
         return [pattern.format(dataset=c.dataset, method=c.method, budget=c.budget) for c in self.cells]
 
     def tables(self) -> dict[str, str]:
-        return {"heldout": f"{TABLES}/heldout.csv", "speed": f"{TABLES}/speed.csv"}
+        return {"heldout": f"{TABLES}/heldout.csv", "speed": f"{TABLES}/speed.csv", "paired": f"{TABLES}/paired.csv"}
 
     def final_outputs(self) -> list[str]:
         return [*self.paths(FIT), *self.tables().values()]

@@ -1,0 +1,117 @@
+"""The held-out test of ``benchcast compare``'s paired intervals (:mod:`benchcast.new_model.compare`).
+
+In the held-out test (:func:`benchcast.studies.heldout_intervals.heldout.heldout`) the models of one
+outer fold are new models that answered one fit's selection, each from its own row: every pair of
+them is two new models compared as ``compare`` compares them. For each pair ``(a, b)`` (``b - a``):
+the estimated difference, its paired interval, the truth, and the two unpaired (conformal)
+intervals combined (``sqrt(2)`` times one half-width: what a user reading two ``estimate`` outputs
+has). Two kinds of pairs are summarised: **all** pairs of a fold, and **nearest** pairs, each model
+with the fold's model closest to it by full-benchmark score (the hard case: checkpoints a few points
+apart). Coverage is the share of pairs whose interval holds the true difference; a **verdict** is
+an interval that excludes zero, and it is right when its sign is the true difference's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from benchcast.new_model.compare import paired_interval, paired_quantile
+from benchcast.new_model.fits import conformal_halfwidth
+
+PAIR_COLUMNS = [
+    "fold",
+    "model_a",
+    "model_b",
+    "truth_diff",
+    "difference",
+    "lower",
+    "upper",
+    "unpaired_halfwidth",
+    "differing",
+    "shared",
+    "nearest",
+]
+
+
+def nearest_pairs(truth: np.ndarray) -> set[tuple[int, int]]:
+    """``(i, j)``, ``i < j``: each model with the one closest to it by true score (the first on ties)."""
+    close = set()
+    for i in range(len(truth)):
+        gaps = np.abs(truth - truth[i])
+        gaps[i] = np.inf
+        j = int(np.argmin(gaps))
+        close.add((min(i, j), max(i, j)))
+    return close
+
+
+def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
+    """Every pair of one held-out fold's ``members`` (dicts with ``model_id``, ``truth``,
+    ``estimate`` and ``answers``: item -> score), compared with ``fit``'s paired calibration."""
+    if len(members) < 2:
+        return []
+    q = paired_quantile(fit.pairs, level)
+    unpaired = math.sqrt(2.0) * conformal_halfwidth(fit.calibration, level)
+    close = nearest_pairs(np.array([m["truth"] for m in members]))
+    rows = []
+    for i, a in enumerate(members):
+        for j in range(i + 1, len(members)):
+            b = members[j]
+            shared = sorted(set(a["answers"]) & set(b["answers"]))
+            differing = float(sum(abs(a["answers"][k] - b["answers"][k]) for k in shared))
+            diff = b["estimate"] - a["estimate"]
+            lower, upper = paired_interval(diff, differing, q)
+            rows.append(
+                {
+                    "fold": fold,
+                    "model_a": a["model_id"],
+                    "model_b": b["model_id"],
+                    "truth_diff": b["truth"] - a["truth"],
+                    "difference": diff,
+                    "lower": lower,
+                    "upper": upper,
+                    "unpaired_halfwidth": unpaired,
+                    "differing": differing,
+                    "shared": len(shared),
+                    "nearest": (i, j) in close,
+                }
+            )
+    return rows
+
+
+def summarise_pairs(pairs: pd.DataFrame) -> dict:
+    """Coverage of the paired intervals, their median half-width against the unpaired intervals
+    combined, how often a verdict is given and how often its sign is right (0-1 scale)."""
+    covered = (pairs.lower <= pairs.truth_diff) & (pairs.truth_diff <= pairs.upper)
+    half = (pairs.upper - pairs.lower) / 2
+    decided = (pairs.lower > 0) | (pairs.upper < 0)
+    right = np.sign(pairs.difference) == np.sign(pairs.truth_diff)
+    return {
+        "pairs": len(pairs),
+        "coverage": float(covered.mean()) if len(pairs) else float("nan"),
+        "median_halfwidth": float(half.median()),
+        "median_unpaired_halfwidth": float(pairs.unpaired_halfwidth.median()),
+        "width_ratio": float((half / pairs.unpaired_halfwidth).median()),
+        "median_abs_truth_diff": float(pairs.truth_diff.abs().median()),
+        "verdicts": float(decided.mean()) if len(pairs) else float("nan"),
+        "verdict_sign_right": float(right[decided].mean()) if decided.any() else float("nan"),
+    }
+
+
+def paired_table(cells, frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Per (dataset, method, budget) and kind of pairs (``all``, ``nearest``): :func:`summarise_pairs`."""
+    rows = []
+    for (dataset, method, budget), pairs in zip(cells, frames):
+        for kind, chosen in (("all", pairs), ("nearest", pairs[pairs.nearest])):
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "method": method,
+                    "budget": int(budget),
+                    "pairs_kind": kind,
+                    **summarise_pairs(chosen),
+                }
+            )
+    return pd.DataFrame(rows)

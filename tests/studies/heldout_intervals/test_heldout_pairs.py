@@ -1,0 +1,111 @@
+"""The held-out test of `benchcast compare`'s paired intervals (benchcast.studies.heldout_intervals.pairs):
+the pairs of one held-out fold, the nearest pairs, the summary on known answers, and the held-out
+rows unchanged by asking for the pairs."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchcast.new_model.leaderboard import load_leaderboard
+from benchcast.studies.heldout_intervals.heldout import heldout
+from benchcast.studies.heldout_intervals.pairs import (
+    PAIR_COLUMNS,
+    fold_pairs,
+    nearest_pairs,
+    paired_table,
+    summarise_pairs,
+)
+
+
+def test_nearest_pairs_join_each_model_to_its_closest_score():
+    assert nearest_pairs(np.array([0.10, 0.50, 0.12, 0.90, 0.55])) == {(0, 2), (1, 4), (3, 4)}
+
+
+def calibrated_fit(q_scores, halfwidth):
+    """A stand-in for a stored fit whose paired quantile at 0.5 is known: pairs differing on 3 items."""
+    n = len(q_scores)
+    pairs = pd.DataFrame(
+        {"estimate_diff": np.asarray(q_scores) * 2.0, "truth_diff": 0.0, "differing": 3.0, "shared": 10}
+    )
+    calibration = pd.DataFrame({"estimate": np.full(n, halfwidth), "truth": 0.0})
+    return SimpleNamespace(pairs=pairs, calibration=calibration)
+
+
+def test_fold_pairs_compare_every_pair_as_compare_does():
+    fit = calibrated_fit(np.linspace(0.001, 0.04, 40), 0.1)  # q at 0.5: the 21st smallest score
+    members = [
+        {"model_id": "a", "truth": 0.40, "estimate": 0.42, "answers": {"q1": 1, "q2": 0, "q3": 1}},
+        {"model_id": "b", "truth": 0.45, "estimate": 0.50, "answers": {"q1": 1, "q2": 1, "q3": 0}},
+        {"model_id": "c", "truth": 0.90, "estimate": 0.80, "answers": {"q1": 0, "q2": 0, "q3": 1, "q4": 1}},
+    ]
+    rows = pd.DataFrame(fold_pairs(7, fit, 0.5, members))[PAIR_COLUMNS]
+    assert list(zip(rows.model_a, rows.model_b)) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert rows.differing.tolist() == [2.0, 1.0, 3.0] and rows.shared.tolist() == [3, 3, 3]
+    assert rows.nearest.tolist() == [True, False, True]  # c's nearest is b
+    q = np.sort(np.linspace(0.001, 0.04, 40))[20]
+    ab = rows.iloc[0]
+    assert ab.difference == pytest.approx(0.08) and ab.truth_diff == pytest.approx(0.05)
+    assert (ab.lower, ab.upper) == pytest.approx((0.08 - q * math.sqrt(3), 0.08 + q * math.sqrt(3)))
+    assert rows.unpaired_halfwidth.tolist() == pytest.approx([math.sqrt(2) * 0.1] * 3) and (rows.fold == 7).all()
+
+
+def test_the_summary_counts_coverage_width_and_verdicts():
+    pairs = pd.DataFrame(
+        {
+            "truth_diff": [0.05, -0.02, 0.01, 0.30],
+            "difference": [0.06, 0.01, 0.02, 0.28],
+            "lower": [
+                0.02,
+                -0.03,
+                -0.02,
+                0.10,
+            ],  # verdicts: pair 0 (right sign), pair 3 (right); 2 covers nothing wrong
+            "upper": [0.10, 0.05, 0.06, 0.20],  # pair 3's interval misses the truth 0.30
+            "unpaired_halfwidth": [0.1, 0.1, 0.1, 0.1],
+            "nearest": [True, False, False, True],
+        }
+    )
+    s = summarise_pairs(pairs)
+    assert s["pairs"] == 4 and s["coverage"] == 0.75 and s["verdicts"] == 0.5 and s["verdict_sign_right"] == 1.0
+    assert s["median_halfwidth"] == pytest.approx(np.median([0.04, 0.04, 0.04, 0.05]))
+    assert s["width_ratio"] == pytest.approx(0.4)
+    table = paired_table([("d", "m", 50)], [pairs])
+    assert table.pairs_kind.tolist() == ["all", "nearest"] and table.pairs.tolist() == [4, 2]
+
+
+def write_matrix(path, scores):
+    frame = pd.DataFrame(scores.astype(int), columns=[f"q{j}" for j in range(scores.shape[1])])
+    frame.insert(0, "model_id", [f"m{i}" for i in range(len(scores))])
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_the_held_out_pairs_are_every_pair_of_a_fold_and_change_no_held_out_row(tmp_path):
+    rng = np.random.default_rng(3)
+    ability, difficulty = rng.normal(size=(48, 1)), rng.normal(size=(1, 150))
+    scores = rng.random((48, 150)) < 1 / (1 + np.exp(difficulty - ability))
+    board = load_leaderboard(str(write_matrix(tmp_path / "all.csv", scores)))
+    quiet = {"log": lambda s: None}
+    alone = heldout(board, "random_sampling", None, 30, 0, 4, 4, 0.9, **quiet)
+    pairs = []
+    rows = heldout(board, "random_sampling", None, 30, 0, 4, 4, 0.9, pairs_out=pairs, **quiet)
+    pd.testing.assert_frame_equal(
+        rows.drop(columns=["select_seconds", "estimate_seconds", "fit_seconds"]),
+        alone.drop(columns=["select_seconds", "estimate_seconds", "fit_seconds"]),
+    )
+    pairs = pd.DataFrame(pairs)
+    assert len(pairs) == 4 * math.comb(12, 2) and (pairs.shared == 30).all()
+    # a pair's row holds the two models' held-out estimates and truths
+    one = pairs.iloc[0]
+    fold_models = rows[rows.fold == one.fold]
+    assert {one.model_a, one.model_b} <= set(fold_models.model_id)
+    truth = dict(zip(rows.model_id, rows.truth))
+    assert one.truth_diff == pytest.approx(truth[one.model_b] - truth[one.model_a])
+    est = dict(zip(rows.model_id, rows.estimate))
+    assert one.difference == pytest.approx(est[one.model_b] - est[one.model_a])
+    assert ((pairs.lower <= pairs.difference) & (pairs.difference <= pairs.upper)).all()
