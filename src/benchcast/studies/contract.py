@@ -93,14 +93,19 @@ class MethodEntry:
     accepts: tuple[str, ...]
 
 
-def registry_entries(entries: Iterable[dict], name_key: str = "name") -> list[MethodEntry]:
-    """:class:`MethodEntry` of config entries naming registered item-level methods (``{name, params}``;
-    a missing ``params`` is added). Entries naming a method this environment does not have (another
-    package's, not installed) are left out: the study's build names them."""
+def installed_entries(entries: Iterable[dict], name_key: str = "name") -> list[dict]:
+    """The config entries naming a method this environment has (built in, or an installed package's);
+    the others (another package's, not installed) are left out: the study's build names them."""
     from benchcast.methods import REGISTRY, load_plugins
 
-    load_plugins()
-    return [MethodEntry(e.setdefault("params", {}), accepts(e[name_key])) for e in entries if e[name_key] in REGISTRY]
+    load_plugins()  # (once per process)
+    return [e for e in entries if e[name_key] in REGISTRY]
+
+
+def registry_entries(entries: Iterable[dict], name_key: str = "name") -> list[MethodEntry]:
+    """:class:`MethodEntry` of the config entries naming installed item-level methods (``{name, params}``;
+    a missing ``params`` is added; :func:`installed_entries`)."""
+    return [MethodEntry(e.setdefault("params", {}), accepts(e[name_key])) for e in installed_entries(entries, name_key)]
 
 
 def accepts(method: str) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ again."""
 from __future__ import annotations
 
 from benchcast.errors import ConfigError
-from benchcast.studies.contract import GuestMethod, MethodEntry, Study, registry_entries
+from benchcast.studies.contract import GuestMethod, MethodEntry, Study, installed_entries, registry_entries
 
 TABLES = "results/tables/method_comparison"
 FIGURES = "results/figures/method_comparison"
@@ -23,10 +23,7 @@ class MethodComparison(Study):
 
     @classmethod
     def installed_only(cls, config) -> dict:
-        from benchcast.methods import REGISTRY, load_plugins
-
-        load_plugins()
-        return {**config, "methods": [m for m in config["methods"] if m["name"] in REGISTRY]}
+        return {**config, "methods": installed_entries(config["methods"])}
 
     @classmethod
     def method_entries(cls, config) -> list[MethodEntry]:
