@@ -1,7 +1,7 @@
 """A new model's answers: read from CSV (``item_id,score``; optional ``selection_id``) or JSON
 (``{item_id: score}`` or ``[{"item_id": ..., "score": ...}]``), or given as a mapping, and checked
-against the leaderboard: known items, each once, 0/1 scores. Every error names the file, the entry
-and the fix."""
+against the leaderboard: known items, each once, 0/1 scores (``TRUE``/``FALSE`` as a spreadsheet
+writes them read as 1/0). Every error names the file, the entry and the fix."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchcast.data.io import BOOLEAN_SCORES
 from benchcast.data.score_entries import read_score_entries
 from benchcast.errors import DataError
 
@@ -76,6 +77,8 @@ def read_answers(answers, item_ids: list[str], binary: bool = True) -> Answers:
             raise DataError(
                 source, place, f"item {item!r} has no score", "write 1 (correct) or 0 (wrong), or drop the line"
             )
+        if binary and isinstance(value, str) and value in BOOLEAN_SCORES:
+            value = BOOLEAN_SCORES[value]  # a spreadsheet's TRUE/FALSE for 1/0
         try:
             score = float(value)
         except (TypeError, ValueError):

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast.data.io import not_text
+from benchcast.data.io import BOOLEAN_SCORES, TEXT_ENCODING, check_separator, not_text, open_text
 from benchcast.errors import DataError
 
 ORIENTATIONS = ("items_by_models", "models_by_items")
@@ -36,14 +36,14 @@ class CsvMatrix:
 
 
 def read_header(path: Path) -> list[str]:
-    """The first row of a CSV file (``DataError`` if the file is empty)."""
-    with open(path, newline="", encoding="utf-8") as fh:
+    """The first row of a CSV file (``DataError`` if the file is empty or separated by semicolons)."""
+    with open_text(path, "give the CSV file itself (UTF-8 text)") as fh:
         try:
-            return next(csv.reader(fh))
+            header = next(csv.reader(fh))
         except StopIteration:
             raise DataError(path, "header", "the file is empty", "re-download the file") from None
-        except UnicodeDecodeError as exc:
-            raise not_text(path, exc, "give the CSV file itself (UTF-8 text)") from None
+    check_separator(path, header)
+    return header
 
 
 def _unique(names: list[str], path: Path, what: str) -> None:
@@ -57,9 +57,12 @@ def _unique(names: list[str], path: Path, what: str) -> None:
         )
 
 
-def _numeric(frame: pd.DataFrame, path: Path, what: str) -> np.ndarray:
+def _numeric(frame: pd.DataFrame, path: Path, what: str, booleans: bool = False) -> np.ndarray:
     values = frame.apply(pd.to_numeric, errors="coerce")
     bad = values.isna() & frame.notna()
+    if booleans and bad.to_numpy().any():  # TRUE/FALSE as a spreadsheet writes 0/1 scores
+        values = values.fillna(frame.where(bad).apply(lambda column: column.map(BOOLEAN_SCORES)))
+        bad = values.isna() & frame.notna()
     if bad.to_numpy().any():
         row, col = np.argwhere(bad.to_numpy())[0]
         raise DataError(
@@ -89,8 +92,10 @@ def read_csv_matrix(
     item_columns: list[str] | tuple[str, ...] = (),
     subtask_column: str | None = None,
     model_column: str = "model",
+    booleans: bool = False,
 ) -> CsvMatrix:
-    """Read a CSV score matrix (module docstring) as models x items."""
+    """Read a CSV score matrix (module docstring) as models x items; with ``booleans``, scores
+    written ``TRUE``/``FALSE`` (:data:`~benchcast.data.io.BOOLEAN_SCORES`) are 1/0."""
     path = Path(path)
     if orientation not in ORIENTATIONS:
         raise DataError(path, "orientation", f"unknown orientation {orientation!r}", f"use one of {ORIENTATIONS}")
@@ -100,7 +105,7 @@ def read_csv_matrix(
             path, "header", f"column {header.index('') + 1} has no name", "name every column (or drop a trailing comma)"
         )
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], encoding=TEXT_ENCODING)
     except UnicodeDecodeError as exc:
         raise not_text(path, exc, "give the CSV file itself (UTF-8 text)") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -116,7 +121,7 @@ def read_csv_matrix(
         _unique(models, path, "model")
         if not models:
             raise DataError(path, "header", "no model columns", "the header must name one column per model")
-        scores = _numeric(frame[models], path, "model").T
+        scores = _numeric(frame[models], path, "model", booleans).T
         subtasks = None if subtask_column is None else frame[subtask_column].astype(str).tolist()
         return CsvMatrix(np.ascontiguousarray(scores), models, None, subtasks)
     if model_column not in header:
@@ -130,4 +135,4 @@ def read_csv_matrix(
         row = int(np.flatnonzero(missing)[0]) + 2
         raise DataError(path, f"{model_column}, row {row}", "has no model name", "name the model of every row")
     names = frame[model_column].astype(str).tolist()
-    return CsvMatrix(_numeric(frame[items], path, "item"), names, items, None)
+    return CsvMatrix(_numeric(frame[items], path, "item", booleans), names, items, None)

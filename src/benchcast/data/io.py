@@ -1,6 +1,10 @@
 """Writing shared by every ingest, job and command: atomic (a temporary file beside the target,
 then a rename; removed on any error or interrupt) and, for Parquet, byte-reproducible. Reading a
-user's text file: a binary file is a :class:`~benchcast.errors.DataError`, not a decoding traceback."""
+file a person wrote (:func:`open_text`, :func:`read_text`): UTF-8 with or without the byte-order
+mark a spreadsheet's "CSV UTF-8" writes first; a binary file is a
+:class:`~benchcast.errors.DataError`, not a decoding traceback; a CSV separated by semicolons is
+named as such (:func:`check_separator`); ``TRUE``/``FALSE`` scores mean 1/0 where a score is 0/1
+(:data:`BOOLEAN_SCORES`)."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 import pandas as pd
 import pyarrow as pa
@@ -118,13 +123,45 @@ def write_figure_atomic(fig, path: str | Path, **savefig) -> None:
         fig.savefig(tmp, format=path.suffix.lstrip(".") or None, **savefig)
 
 
+#: how a file a person wrote is decoded: UTF-8, a leading byte-order mark dropped
+TEXT_ENCODING = "utf-8-sig"
+
+#: a 0/1 score as a spreadsheet or pandas writes a boolean
+BOOLEAN_SCORES = {"TRUE": 1.0, "FALSE": 0.0, "True": 1.0, "False": 0.0, "true": 1.0, "false": 0.0}
+
+
 def read_text(path: str | Path, fix: str) -> str:
-    """A UTF-8 text file's content; a binary (or otherwise undecodable) file stops with the
-    file, the byte offset and ``fix``."""
+    """A UTF-8 text file's content (without a byte-order mark); a binary (or otherwise
+    undecodable) file stops with the file, the byte offset and ``fix``."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding=TEXT_ENCODING)
     except UnicodeDecodeError as exc:
         raise not_text(path, exc, fix) from None
+
+
+@contextmanager
+def open_text(path: str | Path, fix: str) -> Iterator[TextIO]:
+    """A UTF-8 text file open for reading as :func:`read_text` decodes it (for :mod:`csv`:
+    ``newline=""``); a decoding error while reading stops as there."""
+    with open(path, newline="", encoding=TEXT_ENCODING) as fh:
+        try:
+            yield fh
+        except UnicodeDecodeError as exc:
+            raise not_text(path, exc, fix) from None
+
+
+def check_separator(path: str | Path, header: list[str]) -> None:
+    """Stop, naming the cause and the fix, when a CSV's header is one cell holding semicolons: the
+    file is separated by semicolons, as a spreadsheet in a locale with decimal commas saves it."""
+    if len(header) == 1 and ";" in header[0]:
+        raise DataError(
+            path,
+            "(header)",
+            f"is separated by semicolons ({header[0][:60]!r}), as a spreadsheet in a locale with decimal commas "
+            "saves CSV",
+            "save it as CSV with commas (e.g. 'CSV UTF-8 (comma delimited)'), or replace each ; by a comma and each "
+            "decimal comma by a point",
+        )
 
 
 def not_text(path: str | Path, exc: UnicodeDecodeError, fix: str) -> DataError:

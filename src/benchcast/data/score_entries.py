@@ -10,7 +10,7 @@ import csv
 import json
 from pathlib import Path
 
-from benchcast.data.io import read_text
+from benchcast.data.io import check_separator, read_text
 from benchcast.errors import DataError
 
 
@@ -64,6 +64,7 @@ def read_score_entries(
     if not rows:
         raise DataError(path, "(header)", "the file is empty", f"write a CSV with header {key},score")
     header = [c.strip() for c in rows[0]]
+    check_separator(path, header)
     missing = [c for c in (key, "score") if c not in header]
     if missing:
         raise DataError(

@@ -90,7 +90,7 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
             "make the first column `model_id` (one row per model) and the others item ids holding 0/1 scores",
         )
     if frame is None:
-        table = read_csv_matrix(path, orientation="models_by_items", model_column=header[0])
+        table = read_csv_matrix(path, orientation="models_by_items", model_column=header[0], booleans=True)
         names, items, scores = table.model_names, list(table.item_names or []), table.scores
     else:
         names, items = [str(m) for m in frame.column(0).to_pylist()], header[1:]

@@ -50,6 +50,7 @@ ITEMS = [f"q{j}" for j in range(6)]
 #: cell values: what the files should hold, what they may, and what they must not
 cells = st.one_of(
     st.sampled_from(["0", "1", "0.0", "1.0", "", " ", "nan", "inf", "-1", "0.5", "2", "1e300", "true", "NULL", "q1"]),
+    st.sampled_from(["TRUE", "FALSE", "True", "False", "false", "0,5", "1;0"]),  # a spreadsheet's
     st.text(max_size=12),
     st.integers(-(2**70), 2**70).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
@@ -76,15 +77,21 @@ def csv_text(header_names: list[str]) -> st.SearchStrategy[str]:
 
     def table(names):
         row = st.lists(cells, min_size=max(0, len(names) - 1), max_size=len(names) + 1)
-        return st.lists(row, max_size=8).map(lambda rows: _render_csv([names, *rows]))
+        return st.tuples(st.lists(row, max_size=8), csv_forms).map(lambda t: _render_csv([names, *t[0]], t[1]))
 
     return header.flatmap(table)
 
 
-def _render_csv(rows) -> str:
+def _render_csv(rows, form: str = "plain") -> str:
+    """``rows`` as CSV text; ``form`` ``bom``: with the byte-order mark a spreadsheet's "CSV UTF-8"
+    writes first; ``semicolons``: separated by semicolons, as a spreadsheet in a decimal-comma locale."""
     out = io.StringIO()
-    csv.writer(out).writerows(rows)
-    return out.getvalue()
+    csv.writer(out, delimiter=";" if form == "semicolons" else ",").writerows(rows)
+    return ("\ufeff" if form == "bom" else "") + out.getvalue()
+
+
+#: how a spreadsheet may save a table (:func:`_render_csv`), plain most of the time
+csv_forms = st.sampled_from(["plain", "plain", "plain", "bom", "semicolons"])
 
 
 def json_records(keys: list[str]) -> st.SearchStrategy[str]:
@@ -118,7 +125,7 @@ def mutated_csv(draw, header: list[str], ids: list[str], values: list[str], id_c
             rows.append(list(rows[draw(st.integers(1, len(rows) - 1))]))
         elif kind == "header" and rows[0]:
             rows[0][draw(st.integers(0, len(rows[0]) - 1))] = draw(st.sampled_from([*header, "", "x", "model"]))
-    return _render_csv(rows)
+    return _render_csv(rows, draw(csv_forms))
 
 
 @st.composite
