@@ -22,8 +22,9 @@ from benchcast.studies.heldout_intervals.pairs import (
 )
 
 
-def test_nearest_pairs_join_each_model_to_its_closest_score():
-    assert nearest_pairs(np.array([0.10, 0.50, 0.12, 0.90, 0.55])) == {(0, 2), (1, 4), (3, 4)}
+def test_nearest_pairs_join_each_model_to_its_closest_one():
+    truth = np.array([0.10, 0.50, 0.12, 0.90, 0.55])
+    assert nearest_pairs(np.abs(truth[:, None] - truth[None, :])) == {(0, 2), (1, 4), (3, 4)}
 
 
 def calibrated_fit(q_scores, halfwidth):
@@ -39,14 +40,15 @@ def calibrated_fit(q_scores, halfwidth):
 def test_fold_pairs_compare_every_pair_as_compare_does():
     fit = calibrated_fit(np.linspace(0.001, 0.04, 40), 0.1)  # q at 0.5: the 21st smallest score
     members = [
-        {"model_id": "a", "truth": 0.40, "estimate": 0.42, "answers": {"q1": 1, "q2": 0, "q3": 1}},
-        {"model_id": "b", "truth": 0.45, "estimate": 0.50, "answers": {"q1": 1, "q2": 1, "q3": 0}},
-        {"model_id": "c", "truth": 0.90, "estimate": 0.80, "answers": {"q1": 0, "q2": 0, "q3": 1, "q4": 1}},
+        {"model_id": "a", "truth": 0.40, "estimate": 0.42, "answers": {"q1": 1, "q2": 0, "q3": 1}, "row": [1, 0, 1, 0]},
+        {"model_id": "b", "truth": 0.45, "estimate": 0.50, "answers": {"q1": 1, "q2": 1, "q3": 0}, "row": [1, 1, 0, 0]},
+        {"model_id": "c", "truth": 0.90, "estimate": 0.80, "answers": {"q1": 0, "q2": 0, "q3": 1}, "row": [0, 0, 1, 1]},
     ]
     rows = pd.DataFrame(fold_pairs(7, fit, 0.5, members))[PAIR_COLUMNS]
     assert list(zip(rows.model_a, rows.model_b)) == [("a", "b"), ("a", "c"), ("b", "c")]
     assert rows.differing.tolist() == [2.0, 1.0, 3.0] and rows.shared.tolist() == [3, 3, 3]
-    assert rows.nearest.tolist() == [True, False, True]  # c's nearest is b
+    assert rows.nearest.tolist() == [True, False, True]  # c's nearest by score is b
+    assert rows.alike.tolist() == [True, True, False]  # c's answers differ least from a's (2 items, b's 3)
     q = np.sort(np.linspace(0.001, 0.04, 40))[20]
     ab = rows.iloc[0]
     assert ab.difference == pytest.approx(0.08) and ab.truth_diff == pytest.approx(0.05)
@@ -68,6 +70,7 @@ def test_the_summary_counts_coverage_width_and_verdicts():
             "upper": [0.10, 0.05, 0.06, 0.20],  # pair 3's interval misses the truth 0.30
             "unpaired_halfwidth": [0.1, 0.1, 0.1, 0.1],
             "nearest": [True, False, False, True],
+            "alike": [False, False, False, True],
         }
     )
     s = summarise_pairs(pairs)
@@ -75,7 +78,7 @@ def test_the_summary_counts_coverage_width_and_verdicts():
     assert s["median_halfwidth"] == pytest.approx(np.median([0.04, 0.04, 0.04, 0.05]))
     assert s["width_ratio"] == pytest.approx(0.4)
     table = paired_table([("d", "m", 50)], [pairs])
-    assert table.pairs_kind.tolist() == ["all", "nearest"] and table.pairs.tolist() == [4, 2]
+    assert table.pairs_kind.tolist() == ["all", "nearest", "alike"] and table.pairs.tolist() == [4, 2, 1]
 
 
 def write_matrix(path, scores):

@@ -117,7 +117,7 @@ def heldout(
             members = []
             for i in np.flatnonzero(fold_of == f):
                 r = play_new_model(sub, fit, scores[i], level)
-                members.append({"model_id": ids[i], "truth": float(scores[i].mean()), **r})
+                members.append({"model_id": ids[i], "truth": float(scores[i].mean()), "row": scores[i], **r})
                 rows.append(
                     {
                         "model_id": ids[i],

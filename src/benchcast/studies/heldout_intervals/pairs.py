@@ -5,9 +5,11 @@ outer fold are new models that answered one fit's selection, each from its own r
 them is two new models compared as ``compare`` compares them. For each pair ``(a, b)`` (``b - a``):
 the estimated difference, its paired interval, the truth, and the two unpaired (conformal)
 intervals combined (``sqrt(2)`` times one half-width: what a user reading two ``estimate`` outputs
-has). Two kinds of pairs are summarised: **all** pairs of a fold, and **nearest** pairs, each model
-with the fold's model closest to it by full-benchmark score (the hard case: checkpoints a few points
-apart). Coverage is the share of pairs whose interval holds the true difference; a **verdict** is
+has). Three kinds of pairs are summarised: **all** pairs of a fold; **nearest** pairs, each model
+with the fold's model closest to it by full-benchmark score (a few points apart, or less, but
+answering many items differently); and **alike** pairs, each model with the fold's model whose
+answers over the whole benchmark differ from its own on the fewest items (what two checkpoints of one
+model are: close in score *and* in what they get right). Coverage is the share of pairs whose interval holds the true difference; a **verdict** is
 an interval that excludes zero, and it is right when its sign is the true difference's.
 """
 
@@ -33,28 +35,30 @@ PAIR_COLUMNS = [
     "differing",
     "shared",
     "nearest",
+    "alike",
 ]
 
 
-def nearest_pairs(truth: np.ndarray) -> set[tuple[int, int]]:
-    """``(i, j)``, ``i < j``: each model with the one closest to it by true score (the first on ties)."""
-    close = set()
-    for i in range(len(truth)):
-        gaps = np.abs(truth - truth[i])
-        gaps[i] = np.inf
-        j = int(np.argmin(gaps))
-        close.add((min(i, j), max(i, j)))
-    return close
+def nearest_pairs(distance: np.ndarray) -> set[tuple[int, int]]:
+    """``(i, j)``, ``i < j``: each model with the one at the smallest ``distance`` (a square matrix;
+    the first on ties)."""
+    distance = np.array(distance, dtype=np.float64)
+    np.fill_diagonal(distance, np.inf)
+    return {(min(i, j), max(i, j)) for i, j in enumerate(np.argmin(distance, axis=1).tolist())}
 
 
 def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
     """Every pair of one held-out fold's ``members`` (dicts with ``model_id``, ``truth``,
-    ``estimate`` and ``answers``: item -> score), compared with ``fit``'s paired calibration."""
+    ``estimate``, ``answers``: item -> score, and ``row``: the model's scores on every item),
+    compared with ``fit``'s paired calibration."""
     if len(members) < 2:
         return []
     q = paired_quantile(fit.pairs, level)
     unpaired = math.sqrt(2.0) * conformal_halfwidth(fit.calibration, level)
-    close = nearest_pairs(np.array([m["truth"] for m in members]))
+    truth = np.array([m["truth"] for m in members])
+    close = nearest_pairs(np.abs(truth[:, None] - truth[None, :]))
+    rows_all = np.array([m["row"] for m in members], dtype=np.float64)
+    alike = nearest_pairs(np.array([np.abs(rows_all - row).sum(axis=1) for row in rows_all]))  # a row at a time
     rows = []
     for i, a in enumerate(members):
         for j in range(i + 1, len(members)):
@@ -76,6 +80,7 @@ def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
                     "differing": differing,
                     "shared": len(shared),
                     "nearest": (i, j) in close,
+                    "alike": (i, j) in alike,
                 }
             )
     return rows
@@ -101,10 +106,11 @@ def summarise_pairs(pairs: pd.DataFrame) -> dict:
 
 
 def paired_table(cells, frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """Per (dataset, method, budget) and kind of pairs (``all``, ``nearest``): :func:`summarise_pairs`."""
+    """Per (dataset, method, budget) and kind of pairs (``all``, ``nearest``, ``alike``):
+    :func:`summarise_pairs`."""
     rows = []
     for (dataset, method, budget), pairs in zip(cells, frames):
-        for kind, chosen in (("all", pairs), ("nearest", pairs[pairs.nearest])):
+        for kind, chosen in (("all", pairs), ("nearest", pairs[pairs.nearest]), ("alike", pairs[pairs.alike])):
             rows.append(
                 {
                     "dataset": dataset,
