@@ -75,6 +75,23 @@ def test_select_writes_sorted_unique_documents_and_estimate_reads_the_logs_as_th
     assert (root / "e1.json").read_bytes() == (root / "e2.json").read_bytes()
 
 
+def test_compare_reads_two_models_logs_as_their_csv_bit_for_bit(lab, capsys):
+    root, common, hmap = lab["root"], lab["common"], lab["hmap"]
+    other = {j: 1.0 - v for j, v in lab["answers"].items()}  # a second new model: every answer flipped
+    write_logs(root / "new2", "lab/new2", other, hmap, np.random.default_rng(7))
+    for name, answers in (("b1", lab["answers"]), ("b2", other)):
+        rows = [(f"{hmap.items[j][0]}/{hmap.items[j][1]}", int(v)) for j, v in answers.items()]
+        pd.DataFrame(rows, columns=["item_id", "score"]).to_csv(root / f"{name}.csv", index=False)
+    names = ["--names", "first", "second"]
+    logs = ["--answers", str(root / "new"), "--answers", str(root / "new2")]
+    csvs = ["--answers", str(root / "b1.csv"), "--answers", str(root / "b2.csv")]
+    assert main(["compare", lab["board"], *common, *logs, *names, "--out", str(root / "c1.json")]) == 0
+    assert main(["compare", lab["board"], *common, *csvs, *names, "--out", str(root / "c2.json")]) == 0
+    assert (root / "c1.json").read_bytes() == (root / "c2.json").read_bytes()
+    (pair,) = json.loads((root / "c1.json").read_text())["pairs"]
+    assert pair["items_shared"] == 10 and pair["items_differing"] == 10
+
+
 def test_estimate_needs_the_budget_when_several_fits_are_stored(lab, capsys):
     root, board = lab["root"], lab["board"]
     other = ["--method", "random_sampling", "--budget", "12", "--data-dir", str(root / "fits"), "--folds", "3"]
