@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 
 from benchcast.errors import ConfigError, DataError
 
@@ -103,9 +104,50 @@ def cores(args) -> int:
     return args.cores or available_cores()
 
 
-def check_out(path: str | None, example: str) -> None:
-    """Refuse an ``--out`` that cannot be written -- a folder, or a file under a file -- before
-    any work (a fit may take minutes). ``example``: a file name to suggest."""
+def add_out(p, help: str, required: bool = False) -> None:
+    """``--out`` and ``--overwrite`` (:func:`check_out`)."""
+    p.add_argument("--out", required=required, help=help)
+    p.add_argument(
+        "--overwrite", action="store_true", help="write --out even where it holds answers (which are then lost)"
+    )
+
+
+def answers_held(path) -> int:
+    """How many scores a file of answers (``item_id,score`` CSV, or JSON ``{item_id: score}`` or
+    records) at ``path`` holds filled in; 0 for any other file."""
+    import json
+    from pathlib import Path
+
+    from benchcast.data.score_entries import read_score_entries
+    from benchcast.errors import BenchcastError
+
+    path = Path(path)
+    if not path.is_file() or path.suffix.lower() not in (".csv", ".json"):
+        return 0
+    try:
+        entries = read_score_entries(path, "item_id", "item")
+    except (BenchcastError, OSError, ValueError):
+        return 0
+    values = [v for _, v, _, _ in entries]
+    if path.suffix.lower() == ".json":  # an object of results (estimate's) is not answers: every value a score
+        numbers = all(isinstance(v, bool | int | float) or (isinstance(v, str) and _is_number(v)) for v in values)
+        if not numbers or not json.loads(path.read_text(encoding="utf-8-sig") or "null"):
+            return 0
+    return sum(1 for v in values if v is not None and str(v).strip() != "")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def check_out(path: str | None, example: str, overwrite: bool = False) -> None:
+    """Refuse an ``--out`` that cannot be written -- a folder, a file under a file, a folder this
+    process may not write in -- or that holds a person's answers (unless ``overwrite``), before any
+    work (a fit may take minutes). ``example``: a file name to suggest."""
     from pathlib import Path
 
     if not path:
@@ -116,6 +158,22 @@ def check_out(path: str | None, example: str) -> None:
     for parent in out.parents:
         if parent.exists() and not parent.is_dir():
             raise DataError(path, "--out", f"{parent} is a file, not a folder", "name a file in a folder")
+    existing = next((p for p in out.absolute().parents if p.exists()), None)
+    try:  # a file made and gone at once: what the write will need (permissions alone do not say it: root, /proc)
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise DataError(
+            path, "--out", f"cannot be written in {existing} ({exc.strerror})", "name a file in a folder you can write"
+        ) from None
+    held = 0 if overwrite else answers_held(out)
+    if held:
+        raise DataError(
+            path,
+            "--out",
+            f"holds {held} answers (scores filled in): writing there would lose them",
+            f"continue from them with --answers {path} and another --out, or add --overwrite to replace the file",
+        )
 
 
 def write_csv(table, path, **kwargs) -> None:

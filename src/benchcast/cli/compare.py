@@ -8,7 +8,7 @@ import argparse
 import json
 from pathlib import Path
 
-from benchcast.cli.common import add_item_level, check_out, cores, harness_logs, json_params, log, read_given
+from benchcast.cli.common import add_item_level, add_out, check_out, cores, harness_logs, json_params, log, read_given
 from benchcast.data.io import write_text_atomic
 from benchcast.errors import ConfigError
 
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
         "--budget", type=int, help="the budget selected with (default: the selection_id's, else the number of answers)"
     )
     c.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
-    c.add_argument("--out", help="also write the result as JSON here")
+    add_out(c, "also write the result as JSON here")
 
 
 def model_names(answers: list[list[str]], names: list[str] | None) -> list[str]:
@@ -63,7 +63,7 @@ def run(args) -> int:
     from benchcast.new_model.compare import compare
     from benchcast.new_model.leaderboard import load_leaderboard
 
-    check_out(args.out, "compare.json")  # before any fit
+    check_out(args.out, "compare.json", args.overwrite)  # before any fit
     names = model_names(args.answers, args.names)
     board = load_leaderboard(args.dataset, args.data_dir)
     given = {

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast.cli.common import add_data_dir, check_out, positive_int, write_csv
+from benchcast.cli.common import add_data_dir, add_out, check_out, positive_int, write_csv
 from benchcast.data.score_entries import read_score_entries
 from benchcast.errors import DataError
 
@@ -56,7 +56,7 @@ def add_parser(sub) -> None:
         "--reliability", help="reliability model JSON (default <data-dir>/models/benchpress/reliability.json)"
     )
     c.add_argument("--no-intervals", action="store_true", help="point predictions only (no reliability model needed)")
-    c.add_argument("--out", help="write the full table as CSV here")
+    add_out(c, "write the full table as CSV here")
     c.add_argument("--top", type=positive_int, default=25, help="rows of the readable table (most trusted first)")
     c.add_argument(
         "--accept-low-scores",
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     from benchcast.completion.complete import ReliabilityModel, complete_new_model
     from benchcast.studies.benchpress.settings import SELECTED_CONFIG
 
-    check_out(args.out, "predictions.csv")
+    check_out(args.out, "predictions.csv", args.overwrite)
     M, _, benchmarks = load_matrix(data_folder(args))
     known = validate_known_scores(
         read_known_scores(args.scores), benchmarks, M, args.scores, accept_low=args.accept_low_scores

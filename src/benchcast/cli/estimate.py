@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from benchcast.cli.common import add_item_level, check_out, cores, harness_logs, json_params, log, read_given
+from benchcast.cli.common import add_item_level, add_out, check_out, cores, harness_logs, json_params, log, read_given
 from benchcast.data.io import write_text_atomic
 from benchcast.errors import ConfigError
 
@@ -33,14 +33,14 @@ def add_parser(sub) -> None:
         default="auto",
         help="the method's own interval (AIPW's central-limit one) or split-conformal; auto: its own where it has one",
     )
-    e.add_argument("--out", help="also write the result as JSON here")
+    add_out(e, "also write the result as JSON here")
 
 
 def run(args) -> int:
     from benchcast.new_model import estimate
     from benchcast.new_model.leaderboard import load_leaderboard
 
-    check_out(args.out, "estimate.json")  # before any fit
+    check_out(args.out, "estimate.json", args.overwrite)  # before any fit
     board = load_leaderboard(args.dataset, args.data_dir)
     answers = read_given(args, board)
     budget = args.budget if args.budget is not None or not harness_logs(args.answers) else harness_budget(args, board)

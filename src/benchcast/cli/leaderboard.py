@@ -13,13 +13,15 @@ Every folder under the given paths that holds ``samples_*.jsonl`` files is one m
 
 from __future__ import annotations
 
+from benchcast.cli.common import add_out
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("leaderboard", help="build a leaderboard of your own models (from lm-evaluation-harness logs)")
     how = p.add_subparsers(dest="source", required=True, metavar="SOURCE")
     h = how.add_parser("from-lm-eval", help="from the harness's --log_samples output: one folder per model")
     h.add_argument("paths", nargs="+", metavar="DIR", help="harness --output_path folders (or model folders)")
-    h.add_argument("--out", required=True, help="the leaderboard to write (.parquet)")
+    add_out(h, "the leaderboard to write (.parquet)", required=True)
     h.add_argument(
         "--metric",
         action="append",
@@ -44,7 +46,7 @@ def run(args) -> int:
     from benchcast.cli.common import check_out
     from benchcast.lm_eval.board import build_board, write_board
 
-    check_out(args.out, "board.parquet")
+    check_out(args.out, "board.parquet", args.overwrite)
     board = build_board(args.paths, args.metric, args.filter, args.missing)
     out = write_board(board, args.out)
     models, items = board.scores.shape[0], board.scores.shape[1] - 1

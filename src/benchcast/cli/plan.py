@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchcast.cli.common import DATASET_HELP, add_data_dir, check_out, log, write_csv
+from benchcast.cli.common import DATASET_HELP, add_data_dir, add_out, check_out, log, write_csv
 from benchcast.errors import DataError
 from benchcast.new_model.leaderboard import load_leaderboard
 
@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
     p.add_argument("--threshold", type=float, default=0.8, help="share of right rankings required (default 0.8)")
     add_data_dir(p)
     p.add_argument("--mdad-table", default=DEFAULT_MDAD_TABLE, help="the MDAD study's mdad.csv, if it has run")
-    p.add_argument("--out", help="also write the table printed last as CSV here")
+    add_out(p, "also write the table printed last as CSV here")
 
 
 def _matrix(dataset: str, data_dir: str) -> tuple[str, np.ndarray, list[str]]:
@@ -75,7 +75,7 @@ def run(args) -> int:
     from benchcast.new_model.planner import agreement_probability, approximate_mdad, model_pairs, required_items
 
     _check(args)
-    check_out(args.out, "plan.csv")
+    check_out(args.out, "plan.csv", args.overwrite)
     name, scores, model_ids = _matrix(args.dataset, args.data_dir)
     n_items = scores.shape[1]
     pairs = model_pairs(scores)

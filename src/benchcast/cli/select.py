@@ -20,6 +20,7 @@ from pathlib import Path
 
 from benchcast.cli.common import (
     add_item_level,
+    add_out,
     check_out,
     command_line,
     cores,
@@ -50,18 +51,18 @@ def add_parser(sub) -> None:
         help="csv: item_id, subtask, selection_id and a blank score column to fill in; lm-eval: the harness's "
         "--samples JSON (leaf task -> document indices), with the lm-eval command to run on the console",
     )
-    s.add_argument("--out", required=True, help="the file to write (CSV, or JSON with --format lm-eval)")
+    add_out(s, "the file to write (CSV, or JSON with --format lm-eval)", required=True)
 
 
 def run(args) -> int:
-    check_out(args.out, "samples.json" if args.format == "lm-eval" else "items.csv")  # before any fit
-    if args.out in (args.answers or []):
+    if args.out in (args.answers or []):  # (the more useful fix of the two: the next round's name)
         raise DataError(
             args.out,
             "--out",
             "is also one of --answers",
             f"write the batch elsewhere, e.g. --out {next_round_name(args.out, args.answers)}",
         )
+    check_out(args.out, "samples.json" if args.format == "lm-eval" else "items.csv", args.overwrite)  # before any fit
     if args.format == "lm-eval":
         return _run_lm_eval(args)
     from benchcast.new_model import select

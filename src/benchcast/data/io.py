@@ -61,7 +61,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         full = disk_full(exc, path, None)
         if full is not None:
             raise full from None
-        raise
+        raise DataError(
+            path, "(file)", f"cannot be written ({exc.strerror})", "write to a folder you can write in"
+        ) from None
     os.close(fd)
     try:
         yield Path(tmp)

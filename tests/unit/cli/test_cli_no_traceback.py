@@ -220,3 +220,56 @@ def test_ctrl_c_in_a_terminal_stops_the_calibration_processes_too(tmp_path, when
     assert everything(work) - before <= {"res", "res/models"} | {
         str(p.relative_to(work)) for p in (work / "res").rglob("*") if p.is_dir()
     }
+
+
+def test_select_again_onto_answered_items_keeps_the_answers(lab, tmp_path):
+    """A user who runs the same `select` again, its --out the file they filled in: one line, the
+    answers kept; --overwrite is how to ask for the file anew."""
+    work = tmp_path
+    (work / "board.csv").write_bytes((lab / "board.csv").read_bytes())
+    line = "select board.csv --method random_sampling --budget 5 --data-dir res --folds 2 --out items.csv"
+    first = subprocess.run([sys.executable, "-m", "benchcast", *line.split()], capture_output=True, text=True, cwd=work)
+    assert first.returncode == 0, first.stderr
+    items = pd.read_csv(work / "items.csv")
+    items.assign(score=[1, 0, 1, 1, 0]).to_csv(work / "items.csv", index=False)
+    answered = (work / "items.csv").read_bytes()
+    before = everything(work)
+    again = subprocess.run([sys.executable, "-m", "benchcast", *line.split()], capture_output=True, text=True, cwd=work)
+    err = one_line_and_nothing_left(again, work, before)
+    assert "holds 5 answers" in err and "--answers items.csv" in err and "--overwrite" in err
+    assert (work / "items.csv").read_bytes() == answered
+    # an answers JSON is kept too; a result JSON (estimate's) is not answers and may be written over
+    (work / "answers.json").write_text(json.dumps({"q1": 1, "q2": 0}))
+    (work / "estimate.json").write_text(json.dumps({"dataset": "board", "estimate": 0.5}))
+    est = "estimate board.csv --method random_sampling --data-dir res --folds 2 --answers items.csv --out {}"
+    kept = subprocess.run(
+        [sys.executable, "-m", "benchcast", *est.format("answers.json").split()],
+        capture_output=True,
+        text=True,
+        cwd=work,
+    )
+    assert kept.returncode == 2 and "holds 2 answers" in kept.stderr
+    written = subprocess.run(
+        [sys.executable, "-m", "benchcast", *est.format("estimate.json").split()],
+        capture_output=True,
+        text=True,
+        cwd=work,
+    )
+    assert written.returncode == 0 and json.loads((work / "estimate.json").read_text())["method"] == "random_sampling"
+    forced = subprocess.run(
+        [sys.executable, "-m", "benchcast", *line.split(), "--overwrite"], capture_output=True, text=True, cwd=work
+    )
+    assert forced.returncode == 0 and pd.read_csv(work / "items.csv").score.isna().all()
+
+
+def test_an_out_in_a_folder_that_cannot_be_written_stops_before_any_fit_naming_the_path(lab, tmp_path):
+    work = tmp_path
+    (work / "board.csv").write_bytes((lab / "board.csv").read_bytes())
+    line = "select board.csv --method random_sampling --budget 5 --data-dir res --folds 2 --out /proc/items.csv"
+    before = everything(work)
+    err = one_line_and_nothing_left(
+        subprocess.run([sys.executable, "-m", "benchcast", *line.split()], capture_output=True, text=True, cwd=work),
+        work,
+        before,
+    )
+    assert err.startswith("benchcast: error: /proc/items.csv: field '--out': cannot be written in /proc"), err
