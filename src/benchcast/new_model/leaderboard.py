@@ -47,7 +47,7 @@ class Leaderboard:
         if self.unstored is not None:
             try:
                 self.unstored()
-            except OSError:
+            except (OSError, DataError):  # (a file that cannot be made is a DataError naming it)
                 pass
 
 
