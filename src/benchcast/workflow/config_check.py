@@ -7,7 +7,8 @@ the file (or ``--config``) that set it:
   (:func:`benchcast.studies.registry`): ``unknown config key 'raw_dri'; did you mean 'raw_dir'?``;
 * a study's section against its schema (``workflow/schemas/<study>.schema.yaml``), defaults filled in
   as :func:`snakemake.utils.validate` fills them, an error shortened to the failing key, its value and
-  the allowed values (an unknown key with the closest known one) instead of the schema's dump.
+  the allowed values (an unknown key with the closest known one) instead of the schema's dump; a
+  value ``--config`` gave as text is read as typed where its schema says so (:func:`_typed`).
 
 Methods' parameters are checked by the studies themselves (their ``Jobs``, through
 :func:`benchcast.methods.make_method`), when ``load_study`` builds them.
@@ -109,10 +110,39 @@ def validate(data: dict, schema: Mapping, key: str | None, sources: ConfigSource
 
     base = jsonschema.validators.validator_for(schema)
     validator = jsonschema.validators.extend(base, {"properties": _properties_with_defaults(base)})(schema)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    for _ in range(1_000):  # each pass types at least one value or stops
+        errors = list(validator.iter_errors(data))
+        if not any([_typed(data, error, key, sources, validator) for error in errors]):
+            break
+    error = jsonschema.exceptions.best_match(iter(errors))
     if error is not None:
         path = ([key] if key else []) + list(error.absolute_path)
         raise ConfigError(sources.prefix(*path) + describe(error, path))
+
+
+def _typed(data, error, key: str | None, sources: ConfigSources, validator) -> bool:
+    """Read a value ``--config`` set as text the way its schema types it: Snakemake reads a nested
+    value (``--config misses_the_mark='{"trials": 3}'``) with YAML's base loader, which makes every
+    scalar a string. The value is replaced, as YAML reads it, when that has the schema's type; a
+    config file's values are left as written."""
+    if error.validator != "type" or not isinstance(error.instance, str) or not error.absolute_path:
+        return False
+    path = ([key] if key else []) + list(error.absolute_path)
+    if sources.origin(*path) != "--config":
+        return False
+    try:
+        value = yaml.safe_load(error.instance)
+    except yaml.YAMLError:
+        return False
+    wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+    if isinstance(value, str) or not any(validator.is_type(value, t) for t in wanted):
+        return False
+    *parents, last = error.absolute_path
+    node = data
+    for part in parents:
+        node = node[part]
+    node[last] = value
+    return True
 
 
 def _properties_with_defaults(base):

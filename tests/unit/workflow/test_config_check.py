@@ -86,6 +86,23 @@ def test_a_schema_error_is_one_short_line_with_the_key_value_and_allowed_values(
     assert expected in message and "\n" not in message and len(message) < 500, message
 
 
+def test_a_nested_value_from_the_command_line_is_read_as_typed(tmp_path):
+    """`--config misses_the_mark='{"trials": 3}'` reaches the config as {'trials': '3'} (Snakemake
+    reads nested values with YAML's base loader): read as the integer the user wrote. A config
+    file's quoted '3' stays refused, as does a word where a number belongs."""
+    schema = load_schema(SCHEMAS / "misses_the_mark.schema.yaml")
+    given = {"trials": "3", "budgets": ["50", "100"]}
+    section = copy.deepcopy(given)
+    validate(section, schema, "misses_the_mark", sources(tmp_path, {}, {"misses_the_mark": given}))
+    assert section["trials"] == 3 and section["budgets"] == [50, 100]
+    with pytest.raises(ConfigError, match="'3' is not of type integer"):
+        validate({"trials": "3"}, schema, "misses_the_mark", sources(tmp_path, {"misses_the_mark": {"trials": "3"}}))
+    with pytest.raises(ConfigError, match=r"--config: config key 'misses_the_mark.trials': 'ten' is not of type"):
+        validate(
+            {"trials": "ten"}, schema, "misses_the_mark", sources(tmp_path, {}, {"misses_the_mark": {"trials": "ten"}})
+        )
+
+
 @pytest.mark.parametrize("study", STUDIES)
 def test_defaults_are_filled_in_as_snakemake_fills_them(study):
     section = yaml.safe_load((REPO / "config" / "config.yaml").read_text()).get(study, {})
