@@ -104,7 +104,12 @@ def study_of(path: str, studies) -> str:
 
 
 def _verdict(row: pd.Series) -> str:
+    """The row's status (``benchcast.output.comparison.STATUSES``), with the reason where it is not
+    comparable; a table from before the status column: the same from its verdict and reason."""
     reason = str(row.get("not_comparable", "") if pd.notna(row.get("not_comparable", "")) else "").strip()
+    status = row.get("status")
+    if isinstance(status, str) and status.strip():
+        return f"{status} ({reason})" if reason else status
     if reason:
         return f"not comparable ({reason})"
     value = row.get("within_tolerance")

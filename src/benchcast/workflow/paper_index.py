@@ -5,9 +5,9 @@ tolerance (counted from the study's ``paper_vs_ours.csv``).
 A study describes itself in its rules file (``STUDY_INDEX[study]``, see ``workflow/rules/common.smk``):
 ``{"title", "paper", "scope", "slice", "tolerance", "paper_vs_ours", "sections": [[section, [path, ...]], ...]}``
 (``scope``: the run in words; ``slice``: whether it is a slice of the study's full run).
-Every ``paper_vs_ours.csv`` has the columns ``ours``, ``paper`` and ``within_tolerance``; a number
-counts when ``ours``, ``paper`` and its verdict are present (a blank ``within_tolerance`` is a number
-the study reports without judging it, e.g. MDAD at k = 10).
+Every ``paper_vs_ours.csv`` has the columns ``ours``, ``paper``, ``within_tolerance`` and ``status``
+(:mod:`benchcast.output.comparison`); the index counts the statuses, so its share is the one a reader
+computes from the CSV (``within_tolerance.mean()``).
 """
 
 from __future__ import annotations
@@ -19,28 +19,32 @@ from pathlib import Path
 import pandas as pd
 
 from benchcast.errors import DataError
-from benchcast.output.comparison import WIDENING
+from benchcast.output.comparison import NOT_COMPARABLE, OUTSIDE, WIDENING, WITHIN, counts
 
 REQUIRED = ("ours", "paper", "within_tolerance")
 
 
 def share_within(comparison: pd.DataFrame, source: str = "<table>") -> tuple[int, int]:
-    """(numbers within tolerance, numbers compared) of a paper-vs-ours table."""
+    """(numbers within tolerance, numbers compared) of a paper-vs-ours table: its rows of status
+    ``within`` and ``within`` or ``outside`` (:func:`benchcast.output.comparison.counts`)."""
+    found = _counts(comparison, source)
+    return found[WITHIN], found[WITHIN] + found[OUTSIDE]
+
+
+def not_comparable(comparison: pd.DataFrame, source: str = "<table>") -> int:
+    """Numbers of a paper-vs-ours table that this run has but cannot compare with the paper's
+    (status ``not comparable``, a reason in ``not_comparable``); not counted as compared."""
+    return _counts(comparison, source)[NOT_COMPARABLE]
+
+
+def _counts(comparison: pd.DataFrame, source: str) -> dict[str, int]:
     missing = [c for c in REQUIRED if c not in comparison.columns]
     if missing:
         raise DataError(source, ",".join(missing), "missing columns", "rebuild it with this version's study rules")
-    both = comparison.dropna(subset=["ours", "paper", "within_tolerance"])
-    within = both["within_tolerance"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
-    return int(within.sum()), len(both)
-
-
-def not_comparable(comparison: pd.DataFrame) -> int:
-    """Numbers of a paper-vs-ours table that this run has but cannot compare with the paper's
-    (a reason in ``not_comparable``, :mod:`benchcast.output.comparison`); not counted as compared."""
-    if "not_comparable" not in comparison.columns:
-        return 0
-    reasons = comparison["not_comparable"].fillna("").astype(str).str.strip()
-    return int(((reasons != "") & comparison["ours"].notna() & comparison["paper"].notna()).sum())
+    try:
+        return counts(comparison)
+    except ValueError as err:
+        raise DataError(source, "within_tolerance", str(err), "rebuild it with this version's study rules") from None
 
 
 def _link(path: str, index_dir: Path) -> str:
@@ -84,7 +88,7 @@ def render_index(
     for study in studies:
         entry = entries[study]
         within, compared = share_within(comparisons[study], entry["paper_vs_ours"])
-        apart = not_comparable(comparisons[study])
+        apart = not_comparable(comparisons[study], entry["paper_vs_ours"])
         shares[study] = (within, compared, apart)
         share = f"{100.0 * within / compared:.1f}%" if compared else "n/a"
         run = "slice" if entry.get("slice") else ("full" if "slice" in entry else "")

@@ -8,8 +8,9 @@ import pytest
 import yaml
 
 from benchcast.errors import ConfigError, DataError
+from benchcast.output.comparison import counts, finish
 from benchcast.output.tables import within_tolerance
-from benchcast.workflow.paper_index import index_inputs, render_index, share_within
+from benchcast.workflow.paper_index import index_inputs, not_comparable, render_index, share_within
 from benchcast.workflow.support import resolve_includes
 
 ENTRIES = {
@@ -49,11 +50,39 @@ def test_share_within_counts_rows_with_both_numbers():
         }
     )
     assert share_within(table) == (2, 3)
-    # a number reported without a verdict (MDAD at k = 10: no tolerance) is not counted
+    # a number with both values and neither a verdict nor a reason is a study's mistake
     unjudged = pd.concat([table, pd.DataFrame({"ours": [5.0], "paper": [9.0], "within_tolerance": [np.nan]})])
-    assert share_within(unjudged) == (2, 3)
+    with pytest.raises(DataError, match="neither within_tolerance nor a not_comparable reason"):
+        share_within(unjudged, "x.csv")
     with pytest.raises(DataError, match="within_tolerance"):
         share_within(table.drop(columns="within_tolerance"), "x.csv")
+
+
+def test_a_finished_table_gives_a_reader_the_index_share(tmp_path):
+    """Issue 58 item 5: a cell the run did not compute is "not run", not a miss; a reason on every
+    not-comparable row; ``within_tolerance.mean()`` of the CSV as written is the index's share."""
+    raw = pd.DataFrame(
+        {
+            "ours": [1.0, 2.0, np.nan, np.nan, 4.0, 5.0, 6.0],
+            "paper": [1.0, 2.5, 3.0, 3.0, 4.0, 9.0, np.nan],
+            "within_tolerance": [True, False, False, False, 1.0, np.nan, False],
+            "not_comparable": ["", "", "", "a rank among 8 settings", "", "a count over fewer folds", ""],
+        }
+    )
+    table = finish(raw)
+    assert list(table["status"]) == [
+        "within", "outside", "not run", "not run", "within", "not comparable", "no paper number",
+    ]  # fmt: skip
+    # a reason only where the status is not comparable; a verdict only where it is one
+    assert list(table["not_comparable"]) == ["", "", "", "", "", "a count over fewer folds", ""]
+    assert [v for v in table["within_tolerance"] if v == v] == [True, False, True]
+    table.to_csv(tmp_path / "pvo.csv", index=False)
+    read = pd.read_csv(tmp_path / "pvo.csv")
+    within, compared = share_within(read)
+    assert (within, compared) == (2, 3)
+    assert read["within_tolerance"].mean() == pytest.approx(within / compared)
+    assert not_comparable(read) == (read["not_comparable"].fillna("") != "").sum() == 1
+    assert counts(read) == {"within": 2, "outside": 1, "not comparable": 1, "not run": 2, "no paper number": 1}
 
 
 def test_index_links_sections_and_reports_shares():

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.output.comparison import finish, trial_factor
+from benchcast.output.comparison import finish, mark_not_comparable, trial_factor
 from benchcast.stats.mdad import (
     BinCounts,
     Binning,
@@ -162,6 +162,11 @@ def paper_vs_ours(
     out["tolerance"] = [_tolerance(tolerance, t, int(k)) for t, k in zip(out["table"], out["k"])] * factor
     within = (out["diff"].abs() <= out["tolerance"] + 1e-9).astype(float)
     out["within_tolerance"] = within.where(out["tolerance"].notna())
+    out = mark_not_comparable(
+        out,
+        out["tolerance"].isna(),
+        "reported, not judged: the config sets no tolerance at this k (mdad.tolerance, by_k: null)",
+    )
     out = finish(out, factor)
     return out.sort_values(["table", "method", "n_source", "split", "k"], kind="stable").reset_index(drop=True)
 

@@ -23,7 +23,7 @@ from benchcast.studies.mdad.summaries import cross_paper, cross_paper_summary, t
 
 COMPARISON_COLUMNS = [
     "dataset", "table", "method", "n_source", "split", "k", "ours", "paper", "diff", "tolerance", "within_tolerance",
-    "tolerance_factor", "not_comparable", "trials", "trial_lower", "trial_upper",
+    "tolerance_factor", "not_comparable", "status", "trials", "trial_lower", "trial_upper",
 ]  # fmt: skip
 
 
