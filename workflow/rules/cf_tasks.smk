@@ -175,9 +175,11 @@ rule cf_figure6:
 
 
 rule cf_tables:
-    """Figure 5, Tables 3 and 4 and the paper's claims from the runs' metrics."""
+    """Figure 5, Tables 3 and 4, where the oversampling acts, and the paper's claims, from the runs."""
     input:
         metrics=CF_JOBS.run_files(CF_METRICS),
+        with_ot=CF_JOBS.ot_files(oversample=True),
+        without_ot=CF_JOBS.ot_files(oversample=False),
     output:
         **{name: report(path, caption="../report/cf_tasks/tables.rst", category="CF tasks", subcategory="Tables")
            for name, path in CF_TABLES.items()},
@@ -185,6 +187,7 @@ rule cf_tables:
                                  subcategory="Figures") for name, path in CF_FIGURES.items()},
     params:
         cells=[(c.matrix, c.split, c.method, c.ratio) for c in CF_JOBS.cells],
+        ot_cells=CF_JOBS.ot_cells(),
         bases=CF_JOBS.bases,
         claims=CF["claims"],
         run=CF_STUDY.run_words(),

@@ -172,3 +172,30 @@ def test_initial_max_keeps_a_random_subset_of_the_sources_as_initial_models_and_
     assert plain.params()["initial_max"] is None and capped.params()["initial_max"] == 50
     with pytest.raises(ConfigError, match="initial_max must exceed n_similar"):
         make_method("cf_probe", {"initial_max": 20})
+
+
+def test_oversampling_changes_estimates_exactly_where_a_task_has_a_similar_one():
+    """Eq. 9 acts on a task only through the tasks at least ``tau0`` similar to it: tasks 0 and 1
+    share one skill, task 2 has its own, so with a ``tau0`` between their similarities the
+    oversampling changes estimates on tasks 0 and 1 and none on task 2; above every similarity it
+    changes none (the CF study's OT claim is judged only where it acts)."""
+    rng = np.random.default_rng(3)
+    n_models, sizes = 160, (60, 60, 60)
+    shared, own = rng.normal(size=(n_models, 1)), rng.normal(size=(n_models, 1))
+    skill = np.hstack([shared, shared + 0.1 * rng.normal(size=(n_models, 1)), own])
+    tasks = np.repeat(np.arange(3), sizes)
+    logits = 2 * skill[:, tasks] - rng.normal(size=len(tasks))
+    scores = (rng.random(logits.shape) < 1 / (1 + np.exp(-logits))).astype(float)
+    initial, targets = scores[:120], scores[120:]
+    sim = task_similarity(initial, tasks, centre=True)
+    assert sim[0, 1] > 0.8 and max(sim[0, 2], sim[1, 2]) < 0.5
+    budgets = task_budgets(np.bincount(tasks), 0.2, floor=10)
+
+    def run(tau0, oversample):
+        settings = CFSettings(n_similar=10, tau0=tau0, oversample=oversample)
+        return cf_estimates(initial, targets, tasks, budgets, settings, base_seed=0)[0]
+
+    without = run(0.6, False)
+    changed = run(0.6, True) != without
+    assert changed[:, 0].any() and changed[:, 1].any() and not changed[:, 2].any()
+    assert np.array_equal(run(0.99, True), without)

@@ -11,7 +11,7 @@ import pytest
 from benchcast.output.comparison import mark_not_comparable, trial_factor
 from benchcast.output.tables import within_tolerance
 from benchcast.studies.benchpress.analysis import judge as bp_judge
-from benchcast.studies.cf_tasks.analysis import claims
+from benchcast.studies.cf_tasks.analysis import claims, oversampling
 from benchcast.studies.misses_the_mark.analysis import judge as mtm_judge
 from benchcast.studies.tailoredbench import analysis as tb
 from benchcast.workflow.paper_index import not_comparable, render_index, share_within
@@ -115,6 +115,36 @@ def test_cf_ahead_among_fewer_methods_is_not_comparable():
     assert "3 methods" in ahead.not_comparable and "clustering" in ahead.not_comparable
     assert pd.isna(ahead.within_tolerance)
     assert share_within(out) == (3, 3)  # the MAE bound, the margin over random, OT at every ratio
+
+
+def test_the_ot_claim_is_judged_only_where_oversampling_acts():
+    """Issue 58 item 5: identical CF estimates with and without OT (no task similar enough) make
+    the OT claim not comparable, with the reason; one changed estimate and it is judged."""
+    table = pd.DataFrame(
+        {
+            "matrix": ["many"] * 2 + ["few"] * 2,
+            "split": ["date"] * 4,
+            "ratio": [0.1] * 4,
+            "method": ["cf", "cf_no_ot"] * 2,
+            "mae": [0.03, 0.03, 0.02, 0.03],
+        }
+    )
+    runs = pd.DataFrame(
+        {"repeat": 0, "model_id": ["a", "a", "b", "b"], "task": ["t1", "t2"] * 2, "estimate": 0.5, "truth": 0.6}
+    )
+    moved = runs.assign(estimate=[0.5, 0.55, 0.5, 0.5])
+    acts = oversampling([("many", "date", 0.1), ("few", "date", 0.1)], [runs, moved], [runs, runs])
+    assert acts[["matrix", "changed", "tasks_changed", "tasks"]].values.tolist() == [
+        ["many", 0, 0, 2],
+        ["few", 1, 1, 2],
+    ]
+    assert acts.mae_ot.tolist() == pytest.approx([0.1, 0.0875]) and acts.mae_no_ot.tolist() == pytest.approx([0.1, 0.1])
+    settings = {"many_models": [], "few_models": [], "mae_at_0.1": 0.035, "below_random": 0.25}
+    out = claims(table, settings, acts).set_index("matrix")
+    assert out.at["many", "status"] == "not comparable" and "never acts" in out.at["many", "not_comparable"]
+    assert out.at["few", "status"] == "within" and out.at["few", "within_tolerance"] is True
+    # without the runs' estimates (an older table) the claim is judged as before
+    assert claims(table, settings).set_index("matrix").status.to_dict() == {"few": "within", "many": "outside"}
 
 
 def test_mark_not_comparable_keeps_the_first_reason():

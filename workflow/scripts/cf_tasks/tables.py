@@ -14,7 +14,13 @@ timing = analysis.table3(metrics)
 write_table(timing, csv=out.table3)
 write_table(analysis.table5(table, timing), csv=out.table5)
 write_table(analysis.table4(metrics), csv=out.table4)
-write_table(analysis.claims(table, p.claims).assign(run=p.run), csv=out.paper_vs_ours)
+acts = analysis.oversampling(
+    p.ot_cells,
+    [pd.read_parquet(f) for f in snakemake.input.with_ot],
+    [pd.read_parquet(f) for f in snakemake.input.without_ot],
+)
+write_table(acts, csv=out.oversampling)
+write_table(analysis.claims(table, p.claims, acts).assign(run=p.run), csv=out.paper_vs_ours)
 figures.figure5(table, out.figure5_png)
 figures.figure8(analysis.figure8(table, p.bases), out.figure8_png)
 log(f"{len(p.cells)} runs")

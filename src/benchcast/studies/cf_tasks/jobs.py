@@ -24,6 +24,7 @@ from benchcast.errors import ConfigError, check_keywords, did_you_mean
 from benchcast.methods import REGISTRY, job_params, make_method
 from benchcast.methods.collaborative_filtering import CFSettings
 from benchcast.methods.irt_methods import resolved_fit_params
+from benchcast.studies.cf_tasks.analysis import WITH_OT, WITHOUT_OT
 from benchcast.studies.cf_tasks.tune import ORDER as TUNED
 from benchcast.studies.contract import guests_to_run
 
@@ -198,8 +199,23 @@ class Jobs:
     def run_files(self, pattern: str = RUNS) -> list[str]:
         return [pattern.format(matrix=c.matrix, split=c.split, method=c.method, ratio=c.ratio) for c in self.cells]
 
+    def ot_cells(self) -> list[tuple[str, str, float]]:
+        """The (matrix, split, ratio) cells run both with and without the oversampling (Figure 8's
+        pair, :data:`benchcast.studies.cf_tasks.analysis.WITH_OT` / ``WITHOUT_OT``)."""
+        runs = {(c.matrix, c.split, c.method, c.ratio) for c in self.cells}
+        return [
+            (c.matrix, c.split, c.ratio)
+            for c in self.cells
+            if c.method == WITH_OT and (c.matrix, c.split, WITHOUT_OT, c.ratio) in runs
+        ]
+
+    def ot_files(self, oversample: bool) -> list[str]:
+        """The run files of :meth:`ot_cells` with the oversampling or without it, in their order."""
+        method = WITH_OT if oversample else WITHOUT_OT
+        return [RUNS.format(matrix=m, split=s, method=method, ratio=r) for m, s, r in self.ot_cells()]
+
     def tables(self) -> dict[str, str]:
-        names = ("figure5", "figure8", "table3", "table4", "table5", "paper_vs_ours")
+        names = ("figure5", "figure8", "oversampling", "table3", "table4", "table5", "paper_vs_ours")
         return {name: f"{TABLES}/{name}.csv" for name in names}
 
     def figures(self) -> dict[str, str]:
