@@ -78,6 +78,7 @@ summary = (
     )
     .reset_index()
 )
+summary["within"] = summary["within"].astype(int)  # verdicts are True/False (blank where not compared)
 summary["share_within"] = summary["within"] / summary["cells"]
 write_csv_atomic(summary, snakemake.output.summary, index=False, float_format="%.4f")
 for r in summary.itertuples():
