@@ -23,6 +23,7 @@ from benchcast.cli import (
 )
 from benchcast.cli.common import resolve_data_dir
 from benchcast.errors import BenchcastError
+from benchcast.new_model.interrupts import Terminated, exit_status, imports_held, terminate_as_interrupt
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -74,15 +75,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     resolve_data_dir(args)
     try:
-        return COMMANDS[args.command].run(args)
+        # SIGTERM (a scheduler, `timeout`, `kill`) ends it as Ctrl-C does, at any moment
+        with terminate_as_interrupt(), imports_held():
+            return COMMANDS[args.command].run(args)
     except BenchcastError as exc:
         return _fail(str(exc))
     except BrokenPipeError:  # the reader closed the pipe (`benchcast methods | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:  # Ctrl-C: every file is written through a temporary name, removed on the way out
-        print("benchcast: interrupted; nothing was left half-written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: every file is written through a temporary name,
+        # removed on the way out, and the processes the command started are stopped
+        word = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        print(f"benchcast: {word}; nothing was left half-written", file=sys.stderr)
+        return exit_status(exc)
     except OSError as exc:  # the system refused a read or a write (permissions, a full disk, ...)
         return _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc))
     except Exception as exc:  # a bug: one line, and the traceback on request

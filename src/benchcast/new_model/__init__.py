@@ -13,10 +13,18 @@ Benchmark level (BenchPress, ``benchcast complete``): the completion package,
 :mod:`benchcast.completion.complete` and :mod:`benchcast.completion.calibration`.
 """
 
-from benchcast.new_model.api import Selection, estimate, select, stored_fit
 from benchcast.renames import renamed_names
 
 __all__ = ["Selection", "estimate", "select", "stored_fit"]
 
+_renamed = renamed_names(__name__)  # the names renamed in 0.3.0, for one release
 
-__getattr__ = renamed_names(__name__)  # the names renamed in 0.3.0, for one release
+
+def __getattr__(name):
+    """The API on first use: ``benchcast.new_model.interrupts``, which the command line loads
+    before anything else, stays free of the fits' libraries."""
+    if name in __all__:
+        from benchcast.new_model import api
+
+        return getattr(api, name)
+    return _renamed(name)

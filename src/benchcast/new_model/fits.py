@@ -40,7 +40,9 @@ from benchcast.data.item_level import write_parquet_atomic
 from benchcast.errors import ConfigError, DataError
 from benchcast.methods import Method, make_method
 from benchcast.methods.state import CorruptFit, OldFitFormat, read_state, write_state
+from benchcast.new_model.interrupts import interrupts_held
 from benchcast.new_model.leaderboard import Leaderboard
+from benchcast.new_model.workers import Workers
 from benchcast.oracle import Oracle
 from benchcast.renames import renamed_names
 
@@ -160,27 +162,6 @@ def one_blas_thread():
                 os.environ[var] = value
 
 
-@contextmanager
-def interrupts_held():
-    """A Ctrl-C arriving inside is noted and raised when the block ends, not inside it (where a
-    ctypes callback or a process being started would lose it). Outside the main thread, which
-    alone receives signals in Python, nothing changes."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    noted = []
-    previous = signal.signal(signal.SIGINT, lambda *_: noted.append(True))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if noted and previous is not signal.SIG_IGN:
-        raise KeyboardInterrupt
-
-
 def fold_of_models(n_models: int, folds: int, seed: int) -> np.ndarray:
     """Each model's calibration fold (0 .. folds - 1), from the ``deploy:folds`` stream."""
     fold_of = np.empty(n_models, dtype=np.int64)
@@ -250,45 +231,10 @@ def _calibration_fold(
     return rows, seconds, pairs
 
 
-#: the calibration job of this worker process (:func:`_fold_pool`)
-_WORKER_JOB: tuple | None = None
-
-
-def _start_worker(job: tuple) -> None:
-    import signal
-
-    global _WORKER_JOB
-    _WORKER_JOB = job
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to act on (_fold_pool)
-
-
-def _fold_in_worker(k: int) -> tuple[int, tuple[list, float, list]]:
-    scores, ids, subtasks, fold_of, method, params, budget, seed = _WORKER_JOB
-    return k, _calibration_fold(scores, ids, subtasks, fold_of, k, method, params, budget, seed)
-
-
-def _fold_pool(workers: int, job: tuple):
-    """``workers`` processes that fit calibration folds, with the one-thread variables set.
-
-    A terminal sends Ctrl-C to the whole process group. This process, which gets it too, stops the
-    workers (``Pool.terminate``); they ignore it, so that none prints a traceback. On Linux they are
-    forked, so they start at once, already holding the library, and inherit, while they start, a
-    handler that only notes a Ctrl-C (in this process it is raised once they exist; a handler
-    survives a fork, not the start of a new interpreter). Elsewhere they are spawned."""
-    import multiprocessing
-    import sys
-
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    pool = None
-    try:
-        with interrupts_held(), one_blas_thread():
-            pool = context.Pool(workers, initializer=_start_worker, initargs=(job,))
-    except KeyboardInterrupt:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
-        raise
-    return pool
+def _fold_task(job: tuple, k: int) -> tuple[list, float, list]:
+    """Calibration fold ``k`` in a worker process (:class:`benchcast.new_model.workers.Workers`)."""
+    scores, ids, subtasks, fold_of, method, params, budget, seed = job
+    return _calibration_fold(scores, ids, subtasks, fold_of, k, method, params, budget, seed)
 
 
 def calibrate(
@@ -307,7 +253,7 @@ def calibrate(
 
     The first fold runs in this process; its seconds decide the rest: with ``cores`` > 1 and more
     than :data:`POOL_WORTH_SECONDS` of folds left, they run in that many processes
-    (:func:`_fold_pool`), each with one BLAS thread as every fit here has: the table is the same
+    (:class:`benchcast.new_model.workers.Workers`), each with one BLAS thread as every fit here has: the table is the same
     whatever ``cores``.
     ``first_seconds`` (the whole fit's, when just measured) sizes the first time estimate.
     """
@@ -341,16 +287,10 @@ def calibrate(
                 record(k, *_calibration_fold(*args, k, method, params, budget, seed), workers)
     else:
         log(f"the other {folds - 1} folds on {workers} processes: about {_duration(seconds * (folds - 1) / workers)}")
-        pool = _fold_pool(workers, (*args, method, params, budget, seed))
-        try:
-            for k, (rows, seconds, pairs) in pool.imap_unordered(_fold_in_worker, rest):
+        # the workers inherit one BLAS thread; an error or an interrupt stops the other folds at once
+        with one_blas_thread(), Workers(workers, _fold_task, (*args, method, params, budget, seed)) as pool:
+            for k, (rows, seconds, pairs) in pool.run_unordered(rest):
                 record(k, rows, seconds, pairs, workers)
-            pool.close()
-        except BaseException:  # Ctrl-C or an error: stop the other folds now
-            pool.terminate()
-            raise
-        finally:
-            pool.join()
     rows = [row for k in range(folds) for row in by_fold[k]]
     pairs = [pair for k in range(folds) for pair in pairs_of[k]]
     return (
@@ -397,10 +337,18 @@ def build_fit(
     meta = json.loads(json.dumps(meta, sort_keys=True))  # as a later call reads it back: same output, same bytes
     seconds = {"fit": fit_seconds, "calibration": time.perf_counter() - t0 - fit_seconds}
     folder = fit_folder(data_dir, board, method, budget)
-    write_parquet_atomic(calibration, folder / "calibration.parquet")
-    write_parquet_atomic(pairs, folder / "pairs.parquet")
-    # fit.json last: its presence means whole
-    write_state(m, meta, folder, files=("calibration.parquet", "pairs.parquet"))
+    parts = ("calibration.parquet", "pairs.parquet", "arrays.parquet")
+    (folder / "fit.json").unlink(missing_ok=True)  # a fit being replaced is no fit until the new one is whole
+    try:
+        write_parquet_atomic(calibration, folder / "calibration.parquet")
+        write_parquet_atomic(pairs, folder / "pairs.parquet")
+        # fit.json last: its presence means whole
+        write_state(m, meta, folder, files=parts[:2])
+    except BaseException:  # an error or an interrupt: no part of a fit without its fit.json
+        if not (folder / "fit.json").exists():
+            for name in parts:
+                (folder / name).unlink(missing_ok=True)
+        raise
     return StoredFit(m, meta, calibration, folder, seconds, pairs)
 
 
