@@ -22,6 +22,7 @@ class Answers:
     selection_ids: set[str]  # the selection ids the file states (none: not checked)
     source: str
     harness: bool = False  # read from lm-evaluation-harness logs
+    paths: frozenset[str] = frozenset()  # the files read, resolved (none: answers given in memory)
 
     def extra_fix(self, fix: str) -> str:
         """``fix`` for answers to items that were not asked for, with the harness's usual cause."""
@@ -93,4 +94,5 @@ def read_answers(answers, item_ids: list[str], binary: bool = True) -> Answers:
                 "this benchmark is scored 0/1: write 1 (correct) or 0 (wrong)",
             )
         scores[j], where[j] = score, place
-    return Answers(scores, where, ids, source)
+    files = answers if isinstance(answers, list | tuple) else () if isinstance(answers, Mapping) else (answers,)
+    return Answers(scores, where, ids, source, paths=frozenset(str(Path(f).resolve()) for f in files))

@@ -57,4 +57,4 @@ def read_logs(paths, hmap: HarnessMap) -> Answers:
                 raise logged_again(f, n, doc, task.metric, score, scores[j], where[j])
             if j not in scores:
                 scores[j], where[j] = score, f"{f.path.name} line {n}"
-    return Answers(scores, where, set(), source, harness=True)
+    return Answers(scores, where, set(), source, harness=True, paths=frozenset(str(f.path.resolve()) for f in wanted))

@@ -62,15 +62,18 @@ def stored_fit(
     folds: int = DEFAULT_FOLDS,
     log=print,
     cores: int = 1,
+    need_pairs: bool = False,
 ) -> tuple[Leaderboard, StoredFit]:
     """The leaderboard and the stored fit of ``method`` at ``budget``, built (and stored) first if
-    there is none for these settings, its calibration folds on ``cores`` processes."""
+    there is none for these settings (or, with ``need_pairs``, none with calibration pairs), its
+    calibration folds on ``cores`` processes."""
     check_method(method, params)
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
-    fit = load_fit(board, method, params, budget, seed, data_dir, folds, log)
+    fit = load_fit(board, method, params, budget, seed, data_dir, folds, log, need_pairs)
     if fit is None:
         with build_lock(fit_folder(data_dir, board, method, budget), log):
-            fit = load_fit(board, method, params, budget, seed, data_dir, folds, log=lambda _: None)  # built meanwhile?
+            # built meanwhile?
+            fit = load_fit(board, method, params, budget, seed, data_dir, folds, lambda _: None, need_pairs)
             if fit is None:
                 t0 = time.perf_counter()
                 log(build_plan(board, method, budget, folds, cores))

@@ -37,7 +37,7 @@ import pandas as pd
 from benchcast.data.answers import Answers, read_answers
 from benchcast.errors import ConfigError, DataError
 from benchcast.new_model.api import budget_of_selection, check_count, check_method, estimate_from, stored_fit
-from benchcast.new_model.fits import DEFAULT_FOLDS, build_fit, build_lock, conformal_halfwidth, fit_folder
+from benchcast.new_model.fits import DEFAULT_FOLDS, conformal_halfwidth
 from benchcast.new_model.leaderboard import Leaderboard, load_leaderboard
 from benchcast.stats.mdad import Binning, Criterion
 
@@ -83,10 +83,12 @@ def detectable_difference(pairs: pd.DataFrame, items: int, criterion: Criterion 
     return criterion.of(pairs_per_bin, correct_per_bin)
 
 
-def differing_on_shared(a: Answers, b: Answers) -> tuple[float, int]:
-    """How much two models' answers differ on the items both answered, and how many those are."""
-    shared = sorted(set(a.scores) & set(b.scores))
-    return float(sum(abs(a.scores[j] - b.scores[j]) for j in shared)), len(shared)
+def differing_on_shared(a: Mapping, b: Mapping) -> tuple[float, int]:
+    """How much two models' answers (``{item: score}``) differ on the items both answered -- the
+    sum of ``|score_a - score_b|``, for 0/1 scores the items answered differently -- and how many
+    those items are."""
+    shared = sorted(set(a) & set(b))
+    return float(sum(abs(a[j] - b[j]) for j in shared)), len(shared)
 
 
 def verdict(first: str, second: str, diff: float, lower: float, upper: float, level: float, mdad: float) -> str:
@@ -116,12 +118,12 @@ def _check_models(named: Mapping[str, Answers]) -> None:
             "answer one selection, so their answers are not paired",
             "answer the items of one `benchcast select` run with every model you compare",
         )
-    seen: dict[str, str] = {}
+    seen: dict[frozenset[str], str] = {}
     for name, given in named.items():
         if not given.scores:
             raise DataError(given.source, "(entries)", "no answers", "answer the items `benchcast select` wrote")
         # the same files twice (two checkpoints may well answer a small selection alike: that is allowed)
-        key = " + ".join(str(Path(p).resolve()) if Path(p).exists() else p for p in given.source.split(" + "))
+        key = given.paths or frozenset({f"<in memory {name}>"})
         if key in seen:
             raise DataError(
                 given.source,
@@ -130,15 +132,6 @@ def _check_models(named: Mapping[str, Answers]) -> None:
                 "pass each model's own answers once",
             )
         seen[key] = name
-
-
-def _with_pairs(board: Leaderboard, fit, method, budget, params, data_dir, seed, folds, log, cores):
-    """The fit with its calibration pairs: a fit stored before they existed is rebuilt once."""
-    if fit.pairs is not None:
-        return fit
-    log(f"{fit.folder}: this fit was stored without the held-out pairs compare calibrates on: rebuilding it")
-    with build_lock(fit_folder(data_dir, board, method, budget), log):
-        return build_fit(board, method, params, budget, seed, folds, data_dir, log, cores)
 
 
 def compare(
@@ -167,8 +160,7 @@ def compare(
         budget = budget_of_selection(board, method, first, data_dir)
     for given in named.values():
         check_count(given, budget)
-    board, fit = stored_fit(board, method, budget, params, data_dir, seed, folds, log, cores)
-    fit = _with_pairs(board, fit, method, budget, params, data_dir, seed, folds, log, cores)
+    board, fit = stored_fit(board, method, budget, params, data_dir, seed, folds, log, cores, need_pairs=True)
     models = {name: estimate_from(board, fit, given, level, "conformal") for name, given in named.items()}
     q = paired_quantile(fit.pairs, level)
     unpaired = math.sqrt(2.0) * conformal_halfwidth(fit.calibration, level)  # the two intervals combined
@@ -177,7 +169,7 @@ def compare(
     rows = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            differing, shared = differing_on_shared(named[a], named[b])
+            differing, shared = differing_on_shared(named[a].scores, named[b].scores)
             diff = models[b]["estimate"] - models[a]["estimate"]
             lower, upper = paired_interval(diff, differing, q)
             rows.append(

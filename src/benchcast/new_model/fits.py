@@ -361,12 +361,17 @@ def load_fit(
     data_dir: str | Path,
     folds: int,
     log=print,
+    need_pairs: bool = False,
 ) -> StoredFit | None:
     """The stored fit for exactly these settings, or None when there is none, it is stale, of an
     older stored-fit format or damaged (its files do not match their checksums; said through
-    ``log``)."""
+    ``log``), or, with ``need_pairs`` (``benchcast compare``), stored before its calibration pairs
+    existed."""
     folder = fit_folder(data_dir, board, method, budget)
     if not (folder / "fit.json").is_file():
+        return None
+    if need_pairs and not (folder / "pairs.parquet").is_file():
+        log(f"{folder}: this fit was stored without the held-out pairs compare calibrates on: rebuilding it")
         return None
     try:
         m, meta = read_state(folder)

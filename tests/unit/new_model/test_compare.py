@@ -135,7 +135,7 @@ def test_compare_gives_each_difference_with_a_paired_interval_and_keeps_the_fit(
     close = pairs[("base", "tuned")]
     assert close["difference"] == models["tuned"]["estimate"] - models["base"]["estimate"]
     assert close["lower"] <= close["difference"] <= close["upper"] and close["items_shared"] == 40
-    assert close["items_differing"] == differing_on_shared(*_answers(lab, "base", "tuned"))[0]
+    assert close["items_differing"] == differing_on_shared(*(a.scores for a in _answers(lab, "base", "tuned")))[0]
     # the close pair's interval is far narrower than the two unpaired ones combined, and than the far pair's
     width = (close["upper"] - close["lower"]) / 2
     far = pairs[("base", "other")]

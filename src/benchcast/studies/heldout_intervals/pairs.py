@@ -20,7 +20,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from benchcast.new_model.compare import paired_interval, paired_quantile
+from benchcast.new_model.compare import differing_on_shared, paired_interval, paired_quantile
 from benchcast.new_model.fits import conformal_halfwidth
 
 PAIR_COLUMNS = [
@@ -63,8 +63,7 @@ def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
     for i, a in enumerate(members):
         for j in range(i + 1, len(members)):
             b = members[j]
-            shared = sorted(set(a["answers"]) & set(b["answers"]))
-            differing = float(sum(abs(a["answers"][k] - b["answers"][k]) for k in shared))
+            differing, shared = differing_on_shared(a["answers"], b["answers"])
             diff = b["estimate"] - a["estimate"]
             lower, upper = paired_interval(diff, differing, q)
             rows.append(
@@ -78,7 +77,7 @@ def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
                     "upper": upper,
                     "unpaired_halfwidth": unpaired,
                     "differing": differing,
-                    "shared": len(shared),
+                    "shared": shared,
                     "nearest": (i, j) in close,
                     "alike": (i, j) in alike,
                 }
