@@ -78,7 +78,19 @@ def json_params(text: str | None) -> dict | None:
 def add_item_level(p) -> None:
     """The arguments ``select`` and ``estimate`` share."""
     p.add_argument("dataset", help=DATASET_HELP)
-    p.add_argument("--method", required=True, help="an item-level method of the registry, e.g. random_sampling")
+    p.add_argument(
+        "--method",
+        required=True,
+        help="an item-level method of the registry, e.g. random_sampling; auto: the one with the lowest held-out "
+        "error at this budget on this leaderboard (of --candidates)",
+    )
+    p.add_argument(
+        "--candidates",
+        nargs="+",
+        metavar="METHOD",
+        help="the methods --method auto chooses among (default: random_sampling aipw random_sampling_learn "
+        "tailoredbench gp_irt)",
+    )
     p.add_argument("--params", help="the method's settings as JSON (default: the registry's defaults)")
     add_data_dir(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the fit and the selection (default 0)")
@@ -95,6 +107,25 @@ def add_item_level(p) -> None:
         help="processes calibrating a fit the first call builds (default: every core this process may use); "
         "the fit is the same whatever the number",
     )
+
+
+def resolve_method(args, board, budget: int | None) -> None:
+    """``--method auto``: ``args.method`` becomes the candidate with the lowest held-out error at
+    ``budget`` on ``board`` (:mod:`benchcast.new_model.auto`), said on stderr with the runner-up;
+    the command's next-step line then names it."""
+    from benchcast.new_model.auto import AUTO, choose_method
+
+    if args.method != AUTO:
+        if args.candidates:
+            raise ConfigError("--candidates goes with --method auto; fix: drop it, or use --method auto")
+        return
+    if args.params:
+        raise ConfigError("--params sets one method's settings; fix: with --method auto, drop --params")
+    if budget is None:
+        raise ConfigError("--method auto chooses at a budget; fix: pass the --budget you ran select with")
+    choice = choose_method(board, budget, args.candidates, args.data_dir, args.seed, args.folds, log, cores(args))
+    log(choice.reason(budget))
+    args.method = choice.method
 
 
 def cores(args) -> int:

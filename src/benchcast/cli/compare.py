@@ -8,7 +8,17 @@ import argparse
 import json
 from pathlib import Path
 
-from benchcast.cli.common import add_item_level, add_out, check_out, cores, harness_logs, json_params, log, read_given
+from benchcast.cli.common import (
+    add_item_level,
+    add_out,
+    check_out,
+    cores,
+    harness_logs,
+    json_params,
+    log,
+    read_given,
+    resolve_method,
+)
 from benchcast.data.io import write_text_atomic
 from benchcast.errors import ConfigError
 
@@ -70,6 +80,7 @@ def run(args) -> int:
         name: read_given(argparse.Namespace(**{**vars(args), "answers": paths}), board)
         for name, paths in zip(names, args.answers)
     }
+    resolve_method(args, board, args.budget)
     if args.budget is None and any(harness_logs(paths) for paths in args.answers):
         from benchcast.cli.estimate import harness_budget
 

@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import json
 
-from benchcast.cli.common import add_item_level, add_out, check_out, cores, harness_logs, json_params, log, read_given
+from benchcast.cli.common import (
+    add_item_level,
+    add_out,
+    check_out,
+    cores,
+    harness_logs,
+    json_params,
+    log,
+    read_given,
+    resolve_method,
+)
 from benchcast.data.io import write_text_atomic
 from benchcast.errors import ConfigError
 
@@ -43,6 +53,7 @@ def run(args) -> int:
     check_out(args.out, "estimate.json", args.overwrite)  # before any fit
     board = load_leaderboard(args.dataset, args.data_dir)
     answers = read_given(args, board)
+    resolve_method(args, board, args.budget)
     budget = args.budget if args.budget is not None or not harness_logs(args.answers) else harness_budget(args, board)
     result = estimate(
         board,

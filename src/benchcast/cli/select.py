@@ -28,6 +28,7 @@ from benchcast.cli.common import (
     log,
     next_round_name,
     read_given,
+    resolve_method,
     write_csv,
 )
 from benchcast.errors import DataError
@@ -69,6 +70,7 @@ def run(args) -> int:
     from benchcast.new_model.leaderboard import load_leaderboard
 
     board = load_leaderboard(args.dataset, args.data_dir)  # read once: harness-log answers need it too
+    resolve_method(args, board, args.budget)
     sel = select(
         board,
         args.method,
@@ -114,6 +116,7 @@ def _run_lm_eval(args) -> int:
 
     board = load_leaderboard(args.dataset, args.data_dir)
     hmap = require_usable(harness_map(board))  # before any fit is built
+    resolve_method(args, board, args.budget)
     params = json_params(args.params)
     board, fit = stored_fit(
         board, args.method, args.budget, params, args.data_dir, args.seed, args.folds, log, cores(args)

@@ -1,0 +1,78 @@
+"""``--method auto``: the method with the lowest held-out error on the leaderboard at hand, at the
+budget asked for.
+
+Every stored fit already holds a cross-validation over the leaderboard's models: its calibration
+table (:mod:`benchcast.new_model.fits`) has each model's estimate by the method fitted without the
+model's fold, the model answering alone as a new model does. The choice compares the candidates'
+mean absolute error over those rows (lowest wins; equal errors go to the earlier candidate), so it is
+measured once, stored with the fits, and the same on every later call. Building the candidates' fits
+is the cost of the first call (each is then a stored fit that ``select`` and ``estimate`` reuse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from benchcast.errors import ConfigError
+from benchcast.new_model.api import check_method, stored_fit
+from benchcast.new_model.fits import DEFAULT_FOLDS
+from benchcast.new_model.leaderboard import Leaderboard, load_leaderboard
+
+AUTO = "auto"
+#: the default candidates: item-level methods that run on any leaderboard, from the simplest
+#: (random sampling, its AIPW and ridge corrections) to a learned selection (TailoredBench) and an
+#: IRT model (GP-IRT); ``candidates`` widens or narrows the list
+CANDIDATES = ("random_sampling", "aipw", "random_sampling_learn", "tailoredbench", "gp_irt")
+
+
+@dataclass
+class Choice:
+    method: str
+    table: pd.DataFrame  # method, mae, p90, models: the candidates' held-out errors, best first
+
+    def reason(self, budget: int) -> str:
+        """The choice in words, with the runner-up's error."""
+        best = self.table.iloc[0]
+        text = (
+            f"--method auto: {self.method} has the lowest held-out error at n={budget} on this leaderboard "
+            f"(mean |error| {100 * best.mae:.2f} points over its {int(best.models)} models, each estimated by "
+            "the method fitted without its fold)"
+        )
+        if len(self.table) > 1:
+            second = self.table.iloc[1]
+            text += f"; runner-up {second.method}: {100 * second.mae:.2f} points"
+        return text + f" (candidates: {', '.join(self.table.method)})"
+
+
+def choose_method(
+    dataset: str | Leaderboard,
+    budget: int,
+    candidates: Sequence[str] | None = None,
+    data_dir: str | Path = "results",
+    seed: int = 0,
+    folds: int = DEFAULT_FOLDS,
+    log=print,
+    cores: int = 1,
+) -> Choice:
+    """The candidate (default :data:`CANDIDATES`, each with its registry defaults) with the lowest
+    mean absolute held-out error at ``budget`` on the leaderboard (module docstring); builds the
+    candidates' fits that are not stored yet."""
+    names = list(dict.fromkeys(candidates or CANDIDATES))
+    if AUTO in names:
+        raise ConfigError("--candidates lists methods of the registry, not auto; fix: name them, e.g. aipw")
+    for name in names:
+        check_method(name, None)
+    board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
+    rows = []
+    for name in names:
+        board, fit = stored_fit(board, name, budget, None, data_dir, seed, folds, log, cores)
+        error = (fit.calibration["estimate"] - fit.calibration["truth"]).abs()
+        rows.append((name, float(error.mean()), float(error.quantile(0.9)), len(error)))
+    table = pd.DataFrame(rows, columns=["method", "mae", "p90", "models"])
+    order = sorted(range(len(table)), key=lambda i: (table.mae[i], i))  # equal errors: the earlier candidate
+    table = table.iloc[order].reset_index(drop=True)
+    return Choice(str(table.method[0]), table)
