@@ -8,7 +8,7 @@ import sys
 
 
 def run() -> int:
-    from benchcast.new_model.interrupts import Terminated, exit_status, imports_held, terminate_as_interrupt
+    from benchcast.new_model.interrupts import ended_by, imports_held, terminate_as_interrupt
 
     try:
         with terminate_as_interrupt(), imports_held():
@@ -16,9 +16,9 @@ def run() -> int:
 
             return main()
     except KeyboardInterrupt as exc:  # before main's own handling starts: nothing was written yet
-        word = "terminated" if isinstance(exc, Terminated) else "interrupted"
-        print(f"benchcast: {word}; nothing was left half-written", file=sys.stderr)
-        return exit_status(exc)
+        line, status = ended_by(exc)
+        print(line, file=sys.stderr)
+        return status
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from benchcast.cli import (
 )
 from benchcast.cli.common import resolve_data_dir
 from benchcast.errors import BenchcastError
-from benchcast.new_model.interrupts import Terminated, exit_status, imports_held, terminate_as_interrupt
+from benchcast.new_model.interrupts import ended_by, imports_held, terminate_as_interrupt
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -85,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: every file is written through a temporary name,
         # removed on the way out, and the processes the command started are stopped
-        word = "terminated" if isinstance(exc, Terminated) else "interrupted"
-        print(f"benchcast: {word}; nothing was left half-written", file=sys.stderr)
-        return exit_status(exc)
+        line, status = ended_by(exc)
+        print(line, file=sys.stderr)
+        return status
     except OSError as exc:  # the system refused a read or a write (permissions, a full disk, ...)
         return _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc))
     except Exception as exc:  # a bug: one line, and the traceback on request

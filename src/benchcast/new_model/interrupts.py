@@ -26,6 +26,12 @@ def exit_status(exc: KeyboardInterrupt) -> int:
     return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
 
 
+def ended_by(exc: KeyboardInterrupt) -> tuple[str, int]:
+    """The command's last line and exit status after ``exc`` (Ctrl-C or SIGTERM)."""
+    word = "terminated" if isinstance(exc, Terminated) else "interrupted"
+    return f"benchcast: {word}; nothing was left half-written", exit_status(exc)
+
+
 def _raise_terminated(signum, frame) -> None:
     if os.getpid() != _OWNER:  # a forked worker that has not set its own handlers yet: die as by default
         os._exit(128 + signum)
