@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from benchcast.errors import BenchcastError
-from benchcast.verify.expected import COPIES, EXPECTED_DIR, write_expected
+from benchcast.verify.expected import COPIES, EXPECTED_DIR, MAX_COPY_MB, write_expected
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -31,12 +31,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--command", help="the Snakemake command as run (default: built from the config files)")
     parser.add_argument("--commit", help="the commit of the code that made the run (default: HEAD)")
     parser.add_argument("--copies", choices=COPIES, default="csv", help="deterministic outputs to copy (default csv)")
+    parser.add_argument(
+        "--max-copy-mb", type=float, default=MAX_COPY_MB, help=f"copy no output larger (default {MAX_COPY_MB:g})"
+    )
     parser.add_argument("--out", type=Path, help="default: resources/expected/NAME of this repository")
     args = parser.parse_args(argv)
     out = args.out or REPO / EXPECTED_DIR / args.name
     try:
         manifest = write_expected(
-            args.results, out, args.name, args.configfile, args.command, args.commit, args.config, args.copies
+            args.results,
+            out,
+            args.name,
+            args.configfile,
+            args.command,
+            args.commit,
+            args.config,
+            args.copies,
+            args.max_copy_mb,
         )
     except BenchcastError as exc:
         print(f"ship_expected: error: {exc}", file=sys.stderr)

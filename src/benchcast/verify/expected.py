@@ -9,7 +9,9 @@ A run's expected outputs are a folder, whatever the config (``tour``: the defaul
   against the evaluator's); with ``copies`` ``csv`` (the default) every deterministic CSV output,
   with ``all`` every deterministic output, at its path under the results folder: the content that
   ``benchcast verify --rounding`` compares a file with when its bytes differ (a run of every paper
-  may ship ``csv`` only, to keep the repository small; its Parquet files are then checked by bytes);
+  may ship ``csv`` only, to keep the repository small; its Parquet files are then checked by bytes),
+  each at most ``max_copy_mb`` (a larger one is checked by its digest only, and the manifest's
+  ``not_copied`` names it);
 * ``digests.tsv``: ``sha256<TAB>path`` (relative to the results folder) of every deterministic output,
   by the rules of :mod:`benchcast.verify.digests`;
 * ``jobs.csv``: every job's measured seconds and peak memory, from the run's ``benchmarks/`` files
@@ -48,6 +50,8 @@ DIGESTS = "digests.tsv"
 JOBS = "jobs.csv"
 #: which deterministic outputs an expected run copies besides its claim tables
 COPIES = ("none", "csv", "all")
+#: a deterministic output larger than this (MB) is not copied (its digest is kept)
+MAX_COPY_MB = 5.0
 
 
 def looks_like_results(folder: Path) -> bool:
@@ -146,6 +150,7 @@ def write_expected(
     commit: str | None = None,
     config: list[str] = (),
     copies: str = "csv",
+    max_copy_mb: float = MAX_COPY_MB,
 ) -> dict:
     """Write a finished run's expected outputs to ``out`` (replacing what is there); its manifest.
 
@@ -153,7 +158,7 @@ def write_expected(
     ``config``: what the run was given (``--configfile``, ``--config``); ``command``: the Snakemake
     command as run (default: built from them); ``commit``: the code that made the run (default: the
     repository's HEAD); ``copies``: which deterministic outputs to copy besides the claim tables
-    (``none``, ``csv`` or ``all``)."""
+    (``none``, ``csv`` or ``all``), each at most ``max_copy_mb``; the claim tables are always copied."""
     from benchcast import __version__
 
     results, out = Path(results), Path(out)
@@ -175,6 +180,9 @@ def write_expected(
         snakemake_version = snakemake.__version__
     except ImportError:
         snakemake_version = None
+    claims = {str(p.relative_to(results)) for pattern in CLAIM_GLOBS for p in results.glob(pattern)}
+    wanted = {p for _, p in rows if copies == "all" or (copies == "csv" and p.endswith(".csv"))} - claims
+    too_large = sorted(p for p in wanted if (results / p).stat().st_size > max_copy_mb * 1e6)
     manifest = {
         "run": name,
         "configfiles": list(configfiles),
@@ -190,11 +198,11 @@ def write_expected(
         "index_sha256": sha256_of(results / "index.md"),
         "signature": run_signature(results),
         "copies": copies,
+        "not_copied": too_large,
     }
     staging = out.with_name(f".{out.name}.new")
     shutil.rmtree(staging, ignore_errors=True)
-    copied = {str(p.relative_to(results)) for pattern in CLAIM_GLOBS for p in results.glob(pattern)}
-    copied |= {p for _, p in rows if copies == "all" or (copies == "csv" and p.endswith(".csv"))}
+    copied = claims | (wanted - set(too_large))
     for rel in sorted(copied):
         with atomic_path(staging / rel) as tmp:
             shutil.copyfile(results / rel, tmp)

@@ -110,6 +110,16 @@ def test_shipping_writes_claims_digests_jobs_and_a_manifest(run):
     assert jobs.to_dict("records") == [{"job": "alpha/run", "study": "alpha", "seconds": 1.25, "max_rss_mb": 88.5}]
 
 
+def test_an_output_over_the_copy_cap_keeps_its_digest_only_and_is_named(tmp_path):
+    results = make_run(tmp_path / "ours")
+    size_mb = (results / "runs/beta/n=5.parquet").stat().st_size / 1e6
+    out = tmp_path / "expected" / "toy"
+    m = write_expected(results, out, "toy", ["config/toy.yaml"], commit="0" * 40, copies="all", max_copy_mb=size_mb / 2)
+    assert "runs/beta/n=5.parquet" in m["not_copied"] and not (out / "runs/beta/n=5.parquet").exists()
+    assert "runs/beta/n=5.parquet" in read_expected(out).digests
+    assert (out / CLAIMS).is_file()  # claim tables are copied whatever their size
+
+
 def test_an_identical_folder_passes(run):
     theirs, expected = run
     result = verify(theirs, expected)
