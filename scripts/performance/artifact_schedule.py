@@ -9,7 +9,9 @@ measured yet stands in with the median of the measured jobs of its rule and meth
 ``runtime`` resource (``workflow/resources.csv``: minutes, the SLURM limit, so an overestimate); both
 are counted in the output. Two schedules per core count: Snakemake's
 (its priorities, ties by name) and the critical-path rule (the better list schedule;
-``benchcast.workflow.schedule``). Prints a Markdown table; ``--out`` also writes it as CSV.
+``benchcast.workflow.schedule``). ``--seconds cpu`` takes each job's CPU seconds instead of its wall
+seconds: a single-threaded job's time alone on an idle core, when the run was measured on a busy
+machine. Prints a Markdown table; ``--out`` also writes it as CSV.
 """
 
 from __future__ import annotations
@@ -31,11 +33,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--directory", type=Path, default=REPO, help="the run's folder (its benchmarks/)")
     parser.add_argument("--configfile", nargs="+", default=["config/all_papers.yaml"])
     parser.add_argument("--cores", type=int, nargs="+", default=[1, 2, 8, 16, 32, 64])
+    parser.add_argument(
+        "--seconds",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="a job's wall seconds as measured, or its CPU seconds (its time alone on an idle core)",
+    )
     parser.add_argument("--out", type=Path, help="CSV to write")
     args = parser.parse_args(argv)
     jobs = planned_jobs(args.directory, args.configfile)
     deps = dependencies(jobs)
-    times = measured(jobs, args.directory)
+    times = measured(jobs, args.directory, args.seconds)
     kind = {job.jobid: (job.rule, method_of(job)) for job in jobs}
     by_kind = pd.Series({j: s for j, (s, _) in times.items()}, dtype=float).groupby(kind).median()
     seconds, like, limit = {}, 0, 0
@@ -64,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     table = pd.DataFrame(rows)
     print(
-        f"{len(jobs)} jobs, {len(times)} measured, {like} as their measured kind's median, {limit} at their "
+        f"{len(jobs)} jobs, {len(times)} measured ({args.seconds} seconds), {like} as their measured kind's median, {limit} at their "
         "runtime limit; "
         f"{sum(seconds.values()):,.0f} job-seconds; critical path {length / 60:.1f} min "
         f"({' > '.join(dict.fromkeys(rule_of[j] for j in chain))}); longest job {seconds[longest.jobid]:,.0f} s "

@@ -89,22 +89,30 @@ def dependencies(jobs: list[PlannedJob]) -> dict[str, set[str]]:
     return {job.jobid: {maker[p] for p in job.inputs if p in maker} - {job.jobid} for job in jobs}
 
 
-def read_benchmark(path: Path) -> tuple[float, float]:
+#: a benchmark file's columns of seconds: wall clock, and CPU time (what a job takes alone on an idle
+#: core when it is single-threaded, as the workflow's jobs are: a busy machine stretches only the first)
+SECONDS = {"wall": "s", "cpu": "cpu_time"}
+
+
+def read_benchmark(path: Path, seconds: str = "wall") -> tuple[float, float]:
     """(seconds, peak resident memory in MB) of a Snakemake benchmark file; the mean over repeats
-    for seconds, the max for memory (NaN when the platform did not report it)."""
+    for seconds (``wall`` or ``cpu``: :data:`SECONDS`), the max for memory (NaN when the platform did
+    not report it)."""
     table = pd.read_csv(path, sep="\t")
-    if "s" not in table.columns or table.empty:
-        raise ValueError(f"{path}: not a Snakemake benchmark file (no 's' column or no rows)")
+    column = SECONDS[seconds]
+    if column not in table.columns or table.empty:
+        raise ValueError(f"{path}: not a Snakemake benchmark file (no {column!r} column or no rows)")
     rss = pd.to_numeric(table.get("max_rss", pd.Series(dtype=float)), errors="coerce")
-    return float(table["s"].mean()), float(rss.max()) if rss.notna().any() else math.nan
+    return float(table[column].mean()), float(rss.max()) if rss.notna().any() else math.nan
 
 
-def measured(jobs: list[PlannedJob], root: Path) -> dict[str, tuple[float, float]]:
-    """jobid -> (seconds, peak MB) for every job whose benchmark file exists under ``root``."""
+def measured(jobs: list[PlannedJob], root: Path, seconds: str = "wall") -> dict[str, tuple[float, float]]:
+    """jobid -> (seconds, peak MB) for every job whose benchmark file exists under ``root``
+    (``seconds``: which, :data:`SECONDS`)."""
     out = {}
     for job in jobs:
         if job.benchmark and (root / job.benchmark).is_file():
-            out[job.jobid] = read_benchmark(root / job.benchmark)
+            out[job.jobid] = read_benchmark(root / job.benchmark, seconds)
     return out
 
 
