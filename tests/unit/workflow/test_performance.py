@@ -75,7 +75,7 @@ def test_read_benchmark_gives_cpu_seconds_when_asked(tmp_path):
     (tmp_path / "b.tsv").write_text("s\th:m:s\tmax_rss\tcpu_time\n276.83\t0:04:36\t221.32\t120.24\n")
     assert read_benchmark(tmp_path / "b.tsv", "cpu") == (120.24, 221.32)
     assert read_benchmark(tmp_path / "b.tsv") == (276.83, 221.32)
-    write_benchmark(tmp_path / "old.tsv", [2.0])  # no cpu_time column
+    (tmp_path / "old.tsv").write_text("s\th:m:s\tmax_rss\n2.0\t0:00:02\t1.0\n")  # no cpu_time column
     with pytest.raises(ValueError, match="'cpu_time'"):
         read_benchmark(tmp_path / "old.tsv", "cpu")
 
