@@ -272,6 +272,27 @@ def test_irt_fit_is_shared_and_reruns_only_irt_methods(finished_run, tmp_path):
     assert {j.split("method=")[1].split(",")[0] for j in jobs if "method=" in j} == {"p_irt", "gp_irt"}
 
 
+def test_an_irt_prefit_split_into_parts_writes_the_same_bytes(finished_run, tmp_path):
+    """misses_the_mark.prefit_parts: toy_a's IRT prefits in three trial-range jobs each, merged by
+    mtm_prefit into the bytes one job wrote; the part folders are removed once merged."""
+    work = tmp_path / "wf_parts"
+    shutil.copytree(finished_run, work, symlinks=True)
+    cfg_path = work / "config" / "config.yaml"
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["misses_the_mark"]["prefit_parts"] = {"toy_a": 3}
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    prefits = [f"results/prefit/misses_the_mark/toy_a/{split}/irt" for split in ("interpolation", "extrapolation")]
+    out = snakemake(work, *prefits, "--forcerun", "mtm_prefit", "--cores", "2").stdout
+    for split, prefit in zip(("interpolation", "extrapolation"), prefits):
+        for name in ("items", "trials", "anchors"):
+            rel = f"{prefit}/{name}.parquet"
+            assert (work / rel).read_bytes() == (finished_run / rel).read_bytes(), rel
+        assert not (work / f"{prefit}_parts").exists()
+        logs = sorted((work / f"logs/misses_the_mark/prefit/toy_a/{split}/irt_parts").glob("*.log"))
+        assert [p.name for p in logs] == ["0.log", "1.log", "2.log"]
+    assert "merging 3 parts" in (work / "logs/misses_the_mark/prefit/toy_a/interpolation/irt.log").read_text(), out
+
+
 def test_longest_jobs_are_scheduled_first(finished_run):
     # IRT fits, then Random-Search-Learn, then PCA/Lasso, then the few-second methods: a long job
     # started last would be a run's tail on few cores

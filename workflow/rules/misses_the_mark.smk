@@ -3,7 +3,7 @@
 # The jobs a config asks for come from benchcast.studies.misses_the_mark.jobs.
 
 from benchcast.studies.misses_the_mark.jobs import (  # noqa: E402
-    FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_PRIORITY, REPORT_GROUP as MTM_REPORT_GROUP,
+    FIGURES as MTM_FIGS, PREFIT as MTM_PREFIT, PREFIT_PART as MTM_PREFIT_PART, PREFIT_PRIORITY, REPORT_GROUP as MTM_REPORT_GROUP,
     RUNS as MTM_RUNS, SPLITS as MTM_SPLITS, TABLES as MTM_TABLES, TIMING as MTM_TIMING,
 )
 
@@ -42,14 +42,46 @@ rule mtm_splits:
         "../scripts/misses_the_mark/splits.py"
 
 
+rule mtm_prefit_part:
+    """One trial range of a prefit split into jobs (misses_the_mark.prefit_parts: the IRT fits of
+    the largest datasets, otherwise the longest jobs of the whole run); mtm_prefit merges them."""
+    input:
+        **dataset_tables("{dataset}"),
+        splits=MTM_SPLITS,
+    output:
+        temp(directory(MTM_PREFIT_PART)),
+    wildcard_constraints:
+        fit=names_regex(MTM_JOBS.prefit_keys()),
+        part=r"\d+",
+    params:
+        kind=lambda w: MTM_JOBS.prefit_kind(w.fit),
+        settings=lambda w: MTM_JOBS.prefit_settings(w.fit, w.split),
+        budgets=MTM["budgets"],
+        seed=config["seed"],
+        part=lambda w: [int(w.part), MTM_JOBS.prefit_parts(w.dataset, w.fit)],
+    resources:
+        **JOB_RESOURCES.of("mtm_prefit", "fit"),
+    priority: lambda w: PREFIT_PRIORITY[MTM_JOBS.prefit_kind(w.fit)]
+    log:
+        "logs/misses_the_mark/prefit/{dataset}/{split}/{fit}_parts/{part}.log",
+    benchmark:
+        "benchmarks/misses_the_mark/prefit/{dataset}/{split}/{fit}_parts/{part}.tsv"
+    conda:
+        BENCHCAST_ENV
+    script:
+        "../scripts/misses_the_mark/prefit.py"
+
+
 rule mtm_prefit:
     """A budget-independent per-trial fit of every trial's source models, once per dataset, split
     and fit: the IRT of P-IRT and GP-IRT with their k-means anchors for every budget ({fit} irt),
     or a Lasso configuration's regularisation path, which yields every budget's core set ({fit}
-    its label). The run jobs of all budgets read it."""
+    its label). The run jobs of all budgets read it. A prefit split into parts
+    (misses_the_mark.prefit_parts) is their merge: the bytes one job writes."""
     input:
         **dataset_tables("{dataset}"),
         splits=MTM_SPLITS,
+        parts=lambda w: MTM_JOBS.prefit_part_dirs(w.dataset, w.split, w.fit),
     output:
         directory(MTM_PREFIT),
     wildcard_constraints:

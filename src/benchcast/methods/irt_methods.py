@@ -205,6 +205,7 @@ def fit_irt_trials(
     with_bias: bool = True,
     share_identical_sources: bool = True,
     log=lambda s: None,
+    only=None,
 ) -> dict[int, IRTTrialFit]:
     """The IRT fit of every trial's source models (seed stream ``"irt"``), as the workflow's
     prefit job (:class:`IRTPrefit`) makes it once per (dataset, split) for all budgets and both methods.
@@ -215,19 +216,29 @@ def fit_irt_trials(
     the paper's code refits per trial). The shared fit's ``fit_seconds`` / ``bias_seconds``
     are repeated on every trial that uses it (its training cost), and ``shared_from`` names
     the trial that made it.
+
+    ``only``: fit these trials only (one part of a prefit split over several jobs); a trial whose
+    fit is shared from one outside them gets that trial's fit, made from that trial's seed, so the
+    parts together are the fits of the whole.
     """
-    progress = Progress(len(by_trial), log, "irt")
-    fits, made_by = {}, {}
-    for k, (trial, (src, _)) in enumerate(sorted(by_trial.items())):
-        key = np.sort(src).tobytes()
-        if share_identical_sources and key in made_by:
-            first = made_by[key]
-            fits[trial] = dataclasses.replace(fits[first], shared_from=first)
-        else:
-            fits[trial] = fit_trial_irt(scores[src], seeding.rng(base_seed, trial, "irt"), irt_params, with_bias)
-            fits[trial].shared_from = trial
-            made_by[key] = trial
+    order = sorted(by_trial)
+    first_of, made_by = {}, {}
+    for trial in order:
+        key = np.sort(by_trial[trial][0]).tobytes()
+        first_of[trial] = made_by.setdefault(key, trial) if share_identical_sources else trial
+    wanted = order if only is None else [t for t in order if t in set(only)]
+    to_fit = sorted({first_of[t] for t in wanted})
+    progress = Progress(len(to_fit), log, "irt")
+    made = {}
+    for k, trial in enumerate(to_fit):
+        src = by_trial[trial][0]
+        made[trial] = fit_trial_irt(scores[src], seeding.rng(base_seed, trial, "irt"), irt_params, with_bias)
+        made[trial].shared_from = trial
         progress(k + 1)
+    fits = {}
+    for trial in wanted:
+        first = first_of[trial]
+        fits[trial] = made[trial] if first == trial else dataclasses.replace(made[first], shared_from=first)
     return fits
 
 
@@ -402,15 +413,23 @@ class IRTPrefit(Prefit):
     ``share_identical_sources`` (see :func:`fit_irt_trials`)."""
 
     kind = "irt"
+    splittable = True
 
-    def fit_trials(self, scores, by_trial, settings, budgets, base_seed, log):
+    def fit_trials(self, scores, by_trial, settings, budgets, base_seed, log, only=None):
         share = bool(settings.get("share_identical_sources", True))
         log(
             f"IRT fits of {len(by_trial)} trials, params={dict(settings['irt'])}, bias={settings['with_bias']}, "
             f"share_identical_sources={share}"
         )
         fits = fit_irt_trials(
-            scores, by_trial, base_seed, settings["irt"], settings["with_bias"], share_identical_sources=share, log=log
+            scores,
+            by_trial,
+            base_seed,
+            settings["irt"],
+            settings["with_bias"],
+            share_identical_sources=share,
+            log=log,
+            only=only,
         )
         # P-IRT's and GP-IRT's k-means anchors of every trial and budget, once for both methods
         budgets = [int(n) for n in budgets if int(n) <= scores.shape[1]]

@@ -13,7 +13,7 @@ workflow.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -26,10 +26,13 @@ class Prefit:
     ``fit_trials`` returns ``(fits, timing)``: ``fits[trial]`` is what the method's
     ``fit(..., prefit=)`` receives, ``timing`` a table with a ``trial`` column and the seconds
     spent (it varies run to run, so it is stored apart from the tables). ``to_tables`` /
-    ``from_tables`` are exact inverses on ``fits``.
+    ``from_tables`` are exact inverses on ``fits``. A kind with ``splittable`` takes ``only``, a
+    subset of the trials: the fits of the subsets of a partition of the trials, together, are the
+    fits of all trials (so a long prefit can be split into jobs by trial ranges and merged).
     """
 
     kind: str = ""
+    splittable: bool = False
 
     def fit_trials(
         self,
@@ -39,6 +42,7 @@ class Prefit:
         budgets: list[int],
         base_seed: int,
         log: Callable[[str], None],
+        only: Collection[int] | None = None,
     ) -> tuple[dict[int, Any], pd.DataFrame]:
         raise NotImplementedError
 

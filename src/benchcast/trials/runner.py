@@ -73,12 +73,44 @@ def run_prefit(
     budgets: list[int],
     base_seed: int,
     log: Callable[[str], None] = lambda s: None,
+    part: tuple[int, int] | None = None,
 ) -> PrefitResult:
-    """Make every trial's ``kind`` prefit (one workflow job per dataset, split and configuration)."""
+    """Make every trial's ``kind`` prefit (one workflow job per dataset, split and configuration),
+    or with ``part=(k, parts)`` the fits of the k-th of ``parts`` consecutive trial ranges (a kind
+    that is ``splittable``; :func:`merge_prefits` joins the parts into the whole, byte for byte)."""
     by_trial = splits_by_trial(splits, matrix)
-    log(f"{matrix.dataset}: {kind} prefit of {len(by_trial)} trials")
-    fits, timing = get_prefit(kind).fit_trials(matrix.scores, by_trial, settings, budgets, base_seed, log)
+    prefit = get_prefit(kind)
+    only = None
+    if part is not None:
+        k, parts = part
+        if not prefit.splittable:
+            raise ValueError(f"a {kind} prefit cannot be split into parts")
+        if not 0 <= k < parts:
+            raise ValueError(f"part {k} of {parts}: parts are numbered 0 to {parts - 1}")
+        only = [int(t) for t in np.array_split(np.array(sorted(by_trial)), parts)[k]]
+        log(f"{matrix.dataset}: part {k + 1} of {parts}: trials {only[0]}-{only[-1]}" if only else "no trials")
+    log(f"{matrix.dataset}: {kind} prefit of {len(by_trial) if only is None else len(only)} trials")
+    if only is None:
+        fits, timing = prefit.fit_trials(matrix.scores, by_trial, settings, budgets, base_seed, log)
+    else:
+        fits, timing = prefit.fit_trials(matrix.scores, by_trial, settings, budgets, base_seed, log, only=only)
     return PrefitResult(kind, fits, timing)
+
+
+def merge_prefits(parts: list[PrefitResult]) -> PrefitResult:
+    """One prefit from the prefits of disjoint trial ranges (:func:`run_prefit`'s ``part``): the
+    fits in trial order, as one job would have made them."""
+    kinds = {p.kind for p in parts}
+    if len(kinds) != 1:
+        raise ValueError(f"prefit parts of different kinds: {sorted(kinds)}")
+    fits: dict[int, object] = {}
+    for p in parts:
+        overlap = fits.keys() & p.fits.keys()
+        if overlap:
+            raise ValueError(f"prefit parts overlap on trials {sorted(overlap)[:5]}")
+        fits.update(p.fits)
+    timing = pd.concat([p.timing for p in parts], ignore_index=True).sort_values("trial", kind="stable")
+    return PrefitResult(kinds.pop(), {t: fits[t] for t in sorted(fits)}, timing.reset_index(drop=True))
 
 
 def write_prefit(result: PrefitResult, folder: str | Path) -> None:

@@ -79,6 +79,17 @@ def test_method_params_carry_the_shared_irt_fit_per_split(catalog):
     assert plan.irt_with_bias  # GP-IRT is configured
 
 
+def test_the_full_study_makes_qnlis_irt_prefit_in_three_trial_ranges_and_no_other(catalog):
+    plan = Jobs(study_config("misses_the_mark.yaml"), catalog)
+    assert plan.prefit_part_dirs("qnli", "interpolation", "irt") == [
+        f"results/prefit/misses_the_mark/qnli/interpolation/irt_parts/{k}" for k in range(3)
+    ]
+    assert plan.prefit_parts("qnli", "lasso") == 1 and plan.prefit_part_dirs("qnli", "extrapolation", "lasso") == []
+    assert plan.prefit_part_dirs("mrpc", "interpolation", "irt") == []
+    with pytest.raises(Exception, match="minimum"):  # a part count below one is refused by the schema
+        validate({**study_config("misses_the_mark.yaml"), "prefit_parts": {"qnli": 0}}, SCHEMA)
+
+
 def test_run_inputs_name_each_methods_prefit(catalog):
     plan = Jobs(study_config("misses_the_mark.yaml"), catalog)
     plain = plan.run_inputs("mrpc", "interpolation", "aipw")

@@ -12,7 +12,15 @@ from simdata import logistic_scores
 from benchcast.data.item_level import ResponseMatrix
 from benchcast.methods import REGISTRY
 from benchcast.methods.prefit import PREFITS
-from benchcast.trials.runner import PrefitResult, read_prefit, run_job, run_prefit, trial_splits, write_prefit
+from benchcast.trials.runner import (
+    PrefitResult,
+    merge_prefits,
+    read_prefit,
+    run_job,
+    run_prefit,
+    trial_splits,
+    write_prefit,
+)
 
 CASES = {
     "irt": (
@@ -68,3 +76,35 @@ def test_gp_irt_is_charged_for_its_bias_refit(matrix):
     t = made.timing.set_index("trial")
     np.testing.assert_allclose(gp.to_numpy() - p.to_numpy(), t.bias_seconds.to_numpy())
     np.testing.assert_allclose(p.to_numpy(), (t.fit_seconds + t.anchor_seconds_n8).to_numpy())
+
+
+@pytest.mark.parametrize("split", ["interpolation", "extrapolation"])
+def test_a_prefit_made_in_parts_and_merged_is_the_whole_byte_for_byte(matrix, split, tmp_path):
+    """Trial ranges in separate jobs (the workflow's mtm_prefit_part), merged: the same tables as one
+    job's, on both splits (extrapolation's trials share one source set: a part refits the shared fit
+    from the first trial's seed)."""
+    settings = CASES["irt"][0]
+    splits = trial_splits(matrix, split, 5, 0, {"target_fraction": 0.25})
+    whole = run_prefit(matrix, splits, "irt", settings, [8, 12], 0)
+    parts = [run_prefit(matrix, splits, "irt", settings, [8, 12], 0, part=(k, 3)) for k in range(3)]
+    assert [sorted(p.fits) for p in parts] == [[0, 1], [2, 3], [4]]
+    for k, p in enumerate(parts):  # each part through the store, as the workflow passes it
+        write_prefit(p, tmp_path / f"part{k}")
+    merged = merge_prefits([read_prefit(tmp_path / f"part{k}", "irt") for k in range(3)])
+    write_prefit(whole, tmp_path / "whole")
+    write_prefit(merged, tmp_path / "merged")
+    for name in ("items", "trials", "anchors"):
+        assert (tmp_path / "merged" / f"{name}.parquet").read_bytes() == (
+            tmp_path / "whole" / f"{name}.parquet"
+        ).read_bytes()
+    assert merged.timing.trial.tolist() == [0, 1, 2, 3, 4]
+    if split == "extrapolation":
+        assert set(merged.timing.shared_from) == {0}
+
+
+def test_a_prefit_that_cannot_be_split_or_a_part_out_of_range_is_refused(matrix):
+    splits = trial_splits(matrix, "interpolation", 2, 0, {"target_fraction": 0.25})
+    with pytest.raises(ValueError, match="cannot be split"):
+        run_prefit(matrix, splits, "lasso", CASES["lasso"][0], [8], 0, part=(0, 2))
+    with pytest.raises(ValueError, match="numbered 0 to 1"):
+        run_prefit(matrix, splits, "irt", CASES["irt"][0], [8], 0, part=(2, 2))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from benchcast.data.catalog import Catalog
 from benchcast.data.item_level import dataset_tables, iter_item_datasets
 from benchcast.errors import ConfigError
-from benchcast.methods import REGISTRY, job_params, make_method
+from benchcast.methods import REGISTRY, get_prefit, job_params, make_method
 from benchcast.studies.contract import guests_to_run
 
 STUDY = "misses_the_mark"
@@ -24,6 +24,8 @@ TABLES = "results/tables/misses_the_mark"
 FIGURES = "results/figures/misses_the_mark"
 #: a budget-independent per-trial fit (benchcast.methods.prefit): its tables and timing.parquet
 PREFIT = "results/prefit/misses_the_mark/{dataset}/{split}/{fit}"
+#: one trial range of a prefit split into jobs (misses_the_mark.prefit_parts), merged into PREFIT
+PREFIT_PART = "results/prefit/misses_the_mark/{dataset}/{split}/{fit}_parts/{part}"
 
 # Longest jobs first, so that on few cores no long job starts last and becomes the run's tail.
 # The IRT fits have priority 10; Random-Search-Learn's cost grows with the budget (MuSR/IFEval/MATH
@@ -239,6 +241,20 @@ class Jobs:
 
     def irt_shares_identical_sources(self, split: str) -> bool:
         return bool(self.irt_settings(split).get("share_identical_sources", True))
+
+    def prefit_parts(self, dataset: str, key: str) -> int:
+        """How many jobs make a prefit (``misses_the_mark.prefit_parts``; 1 for a kind that cannot
+        be split): the longest IRT fits in trial ranges, so that cores, not one job, set the wall time."""
+        if not get_prefit(self.prefit_kind(key)).splittable:
+            return 1
+        return int(self.config.get("prefit_parts", {}).get(dataset, 1))
+
+    def prefit_part_dirs(self, dataset: str, split: str, key: str) -> list[str]:
+        """The part folders a prefit merges, in trial order (none when one job makes it)."""
+        parts = self.prefit_parts(dataset, key)
+        if parts == 1:
+            return []
+        return [PREFIT_PART.format(dataset=dataset, split=split, fit=key, part=k) for k in range(parts)]
 
     # -- jobs ----------------------------------------------------------------------------------
     def run_inputs(self, dataset: str, split: str, label: str) -> dict[str, str]:

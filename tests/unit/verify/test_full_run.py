@@ -1,0 +1,61 @@
+"""The study pages' "Full run" sections (benchcast.verify.full_run, scripts/full_run_pages.py)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchcast.verify.full_run import BEGIN, END, claims_table, render, section
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def claims() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "table": ["t1", "t1", "t1", "t2", "t2"],
+            "ours": [1.0, 2.0, None, 4.0, 5.0],
+            "paper": [1.0, 3.0, 1.0, None, 5.0],
+            "within_tolerance": [True, False, None, None, None],
+            "not_comparable": ["", "", "", "", "other data"],
+        }
+    )
+
+
+def test_claims_are_counted_by_status_per_part_of_the_paper_and_in_all():
+    text = claims_table(claims(), ("table",))
+    assert text.splitlines() == [
+        "| table or figure | claims | within | outside | not comparable | not run | no paper number |",
+        "|---|---|---|---|---|---|---|",
+        "| t1 | 3 | 1 | 1 | 0 | 1 | 0 |",
+        "| t2 | 2 | 0 | 0 | 1 | 0 | 1 |",
+        "| **all** | **5** | **1** | **1** | **1** | **1** | **1** |",
+    ]
+
+
+def test_the_section_names_the_run_and_the_share_within(tmp_path):
+    (tmp_path / "tables/tailoredbench").mkdir(parents=True)
+    claims().to_csv(tmp_path / "tables/tailoredbench/paper_vs_ours.csv", index=False)
+    manifest = {"run": "all_papers", "configfiles": ["config/all_papers.yaml"], "date": "2026-11-29"}
+    manifest |= {"commit": "abcdef0123", "snakemake_command": "snakemake --cores 2"}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    text = section(tmp_path, "tailoredbench")
+    assert "finished 2026-11-29 at commit `abcdef0`: of 5 paper claims, **1 within tolerance** (50.0% of" in text
+    assert "`benchcast verify results --against all_papers`" in text and text.endswith("| **1** |")
+
+
+def test_only_the_marked_section_is_replaced_and_a_page_without_it_is_refused():
+    page = f"# S\n\nbefore\n\n{BEGIN}\nold\n{END}\n\nafter\n"
+    assert render(page, "new") == f"# S\n\nbefore\n\n{BEGIN}\nnew\n{END}\n\nafter\n"
+    with pytest.raises(ValueError, match="full-run:begin"):
+        render("# S\n", "new")
+
+
+def test_the_study_pages_show_the_shipped_full_run():
+    done = subprocess.run(
+        [sys.executable, "scripts/full_run_pages.py", "--check"], cwd=REPO, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
