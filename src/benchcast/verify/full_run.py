@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchcast.output.comparison import NOT_COMPARABLE, OUTSIDE, STATUSES, WITHIN, counts, statuses
+from benchcast.output.comparison import NO_PAPER, NOT_COMPARABLE, NOT_RUN, OUTSIDE, STATUSES, WITHIN, counts, statuses
 from benchcast.verify.expected import CLAIMS, MANIFEST
 
 BEGIN, END = "<!-- full-run:begin -->", "<!-- full-run:end -->"
@@ -67,11 +67,13 @@ def section(expected: Path, study: str) -> str:
     run = f"resources/expected/{manifest['run']}"
     intro = (
         f"The run of `{' '.join(manifest['configfiles'])}` (`{manifest['snakemake_command']}`), finished "
-        f"{manifest['date']} at commit `{manifest['commit'][:7]}`: of {len(table)} paper claims, "
+        f"{manifest['date']}, its tables made at commit `{manifest['commit'][:7]}`: of {len(table)} paper claims, "
         f"**{found[WITHIN]} within tolerance**{share}, {found[OUTSIDE]} outside, {found[NOT_COMPARABLE]} not "
-        f"comparable (each row's reason is in its `not_comparable` column). Every row, ours and the paper's: "
-        f"`{run}/tables/{study}/{CLAIMS}`; `benchcast verify results --against {manifest['run']}` checks a run "
-        "against it ([Artifact evaluation](../evaluators.md))."
+        f"comparable (each row's reason is in its `not_comparable` column), {found[NOT_RUN]} not run (a "
+        f"benchmark or setting of the paper's that the study does not have) and {found[NO_PAPER]} with no "
+        f"paper number. Every row, ours and the paper's: `{run}/tables/{study}/{CLAIMS}`; "
+        f"`benchcast verify results --against {manifest['run']}` checks a run against it "
+        "([Artifact evaluation](../evaluators.md))."
     )
     return f"{intro}\n\n{claims_table(table, GROUPS[study])}"
 

@@ -43,7 +43,8 @@ def test_the_section_names_the_run_and_the_share_within(tmp_path):
     manifest |= {"commit": "abcdef0123", "snakemake_command": "snakemake --cores 2"}
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     text = section(tmp_path, "tailoredbench")
-    assert "finished 2026-11-29 at commit `abcdef0`: of 5 paper claims, **1 within tolerance** (50.0% of" in text
+    assert "at commit `abcdef0`: of 5 paper claims, **1 within tolerance** (50.0% of those judged), 1 outside" in text
+    assert "1 not run (a benchmark" in text and "and 1 with no paper number" in text
     assert "`benchcast verify results --against all_papers`" in text and text.endswith("| **1** |")
 
 
