@@ -418,7 +418,7 @@ class IRTPrefit(Prefit):
     def fit_trials(self, scores, by_trial, settings, budgets, base_seed, log, only=None):
         share = bool(settings.get("share_identical_sources", True))
         log(
-            f"IRT fits of {len(by_trial)} trials, params={dict(settings['irt'])}, bias={settings['with_bias']}, "
+            f"IRT fits of {len(by_trial) if only is None else len(only)} trials, params={dict(settings['irt'])}, bias={settings['with_bias']}, "
             f"share_identical_sources={share}"
         )
         fits = fit_irt_trials(
