@@ -60,3 +60,22 @@ def test_the_study_pages_show_the_shipped_full_run():
         [sys.executable, "scripts/full_run_pages.py", "--check"], cwd=REPO, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("run", sorted(p.name for p in (REPO / "resources/expected").iterdir() if p.is_dir()))
+def test_every_shipped_copy_is_the_file_its_digest_names(run):
+    """A shipped expected run is self-consistent: each copied output has the digest digests.tsv gives
+    it, every study of the manifest has its claims, and the manifest names what it did not copy."""
+    from benchcast.verify.digests import digest
+    from benchcast.verify.expected import read_expected
+
+    expected = read_expected(REPO / "resources/expected" / run)
+    copies = [p for p in expected.folder.rglob("*") if p.is_file() and p.suffix in (".csv", ".parquet")]
+    copies = [p for p in copies if p.name != "jobs.csv" or p.parent != expected.folder]
+    assert copies
+    for path in copies:
+        rel = str(path.relative_to(expected.folder))
+        assert expected.digests[rel] == digest(path), rel
+    for study in expected.manifest["studies"]:
+        assert (expected.folder / "tables" / study / "paper_vs_ours.csv").is_file(), study
+    assert set(expected.manifest.get("not_copied", [])) <= set(expected.digests)
