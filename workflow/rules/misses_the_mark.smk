@@ -60,7 +60,8 @@ rule mtm_prefit_part:
         seed=config["seed"],
         part=lambda w: [int(w.part), MTM_JOBS.prefit_parts(w.dataset, w.fit)],
     resources:
-        **JOB_RESOURCES.of("mtm_prefit", "fit"),
+        **JOB_RESOURCES.of("mtm_prefit_part", "fit"),
+        slurm_extra=lambda w: slurm_nice(PREFIT_PRIORITY[MTM_JOBS.prefit_kind(w.fit)]),
     priority: lambda w: PREFIT_PRIORITY[MTM_JOBS.prefit_kind(w.fit)]
     log:
         "logs/misses_the_mark/prefit/{dataset}/{split}/{fit}_parts/{part}.log",
