@@ -179,6 +179,10 @@ def test_default_config_through_slurm_matches_the_local_run(cluster, local_basel
         "workflow/profiles/slurm",
         "--slurm-no-account",
         "--slurm-keep-successful-logs",
+        # the plugin's first status check of a submission after 40 s (then 10 s more each time none
+        # finished) suits a shared cluster; on this one-node cluster the run's stages would wait on it
+        "--slurm-init-seconds-before-status-checks",
+        "3",
         *TARGETS,
     )
     assert returncode == 0, log[-4000:]
@@ -255,6 +259,7 @@ def test_a_job_that_fails_under_slurm_fails_the_run_with_its_one_line_error(clus
     cmd = [
         *SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(work),
         "--workflow-profile", str(REPO / "workflow" / "profiles" / "slurm"), "--slurm-no-account",
+        "--slurm-init-seconds-before-status-checks", "3",
         "--retries", "0", "results/data/toy_a/responses.parquet",  # a retry would fail the same way
     ]  # fmt: skip
     proc = subprocess.run(cmd, cwd=work, env=cluster, capture_output=True, text=True)
