@@ -226,7 +226,8 @@ def fit_irt_trials(
     for trial in order:
         key = np.sort(by_trial[trial][0]).tobytes()
         first_of[trial] = made_by.setdefault(key, trial) if share_identical_sources else trial
-    wanted = order if only is None else [t for t in order if t in set(only)]
+    chosen = None if only is None else set(only)
+    wanted = order if chosen is None else [t for t in order if t in chosen]
     to_fit = sorted({first_of[t] for t in wanted})
     progress = Progress(len(to_fit), log, "irt")
     made = {}

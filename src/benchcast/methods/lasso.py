@@ -350,7 +350,9 @@ class LassoPrefit(Prefit):
 
     kind = "lasso"
 
-    def fit_trials(self, scores, by_trial, settings, budgets, base_seed, log):
+    def fit_trials(self, scores, by_trial, settings, budgets, base_seed, log, only=None):
+        if only is not None:  # paths share across trials; not splittable (run_prefit refuses a part)
+            raise ValueError("a Lasso prefit cannot be split into parts")
         log(f"Lasso paths of {len(by_trial)} trials for budgets {list(budgets)}, params={dict(settings)}")
         selections, timing = lasso_trials(scores, by_trial, [int(b) for b in budgets], dict(settings), log=log)
         made = timing.shared_from == timing.trial

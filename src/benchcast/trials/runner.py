@@ -90,10 +90,7 @@ def run_prefit(
         only = [int(t) for t in np.array_split(np.array(sorted(by_trial)), parts)[k]]
         log(f"{matrix.dataset}: part {k + 1} of {parts}: trials {only[0]}-{only[-1]}" if only else "no trials")
     log(f"{matrix.dataset}: {kind} prefit of {len(by_trial) if only is None else len(only)} trials")
-    if only is None:
-        fits, timing = prefit.fit_trials(matrix.scores, by_trial, settings, budgets, base_seed, log)
-    else:
-        fits, timing = prefit.fit_trials(matrix.scores, by_trial, settings, budgets, base_seed, log, only=only)
+    fits, timing = prefit.fit_trials(matrix.scores, by_trial, settings, budgets, base_seed, log, only=only)
     return PrefitResult(kind, fits, timing)
 
 
