@@ -2,14 +2,17 @@
 
     python scripts/performance/benchmark_guarded_products.py --sizes 24200x100 25000x5000 --repeats 3 --out F.csv
 
-Per size (rows x columns of a 0/1 float64 matrix ``X``, the product ``X @ X.T``), three variants, each
+Per size (rows x columns of a 0/1 float64 matrix ``X``, the product ``X @ X.T``), four variants, each
 in its own process (the BLAS reads its thread count when it loads), in turn within every round:
 
 * ``numpy_1_thread`` -- NumPy's ``X @ X.T`` (SYRK) with one BLAS thread: the thread-limit route, and
   what the workflow's jobs and the command line compute (the baseline of the ratios);
 * ``guarded_default_threads`` -- ``benchcast.blas.rows_gram`` with the BLAS's own thread count (one per
   core): what the Python API runs;
-* ``guarded_1_thread`` -- the same with one thread.
+* ``guarded_1_thread`` -- the same with one thread;
+* ``triangle_blocks_default_threads`` -- the alternative the guard was measured against: SYRK on each
+  diagonal block of 4,096 rows (far under the fault), GEMM for the blocks left of it, then mirrored
+  above the diagonal (SYRK's arithmetic, but a single-threaded strided copy of half the matrix).
 
 NumPy's product with the default threads is not timed: from a side of about 24,100 it kills the process
 (``tests/native``). Prints a Markdown table (median seconds, and each variant's median ratio to the
@@ -36,7 +39,18 @@ from benchcast.blas import rows_gram
 n, k, how = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 X = np.random.default_rng(0).integers(0, 2, size=(n, k)).astype(np.float64)
 t = time.perf_counter()
-G = X @ X.T if how == "numpy" else rows_gram(X)
+if how == "numpy":
+    G = X @ X.T
+elif how == "guarded":
+    G = rows_gram(X)
+else:  # the triangle: diagonal blocks by SYRK, the blocks left of them by GEMM, mirrored
+    G = np.empty((n, n))
+    for s in range(0, n, 4096):
+        e = min(s + 4096, n)
+        G[s:e, s:e] = X[s:e] @ X[s:e].T
+        if s:
+            np.matmul(X[s:e], X[:s].T, out=G[s:e, :s])
+            G[:s, s:e] = G[s:e, :s].T
 print(json.dumps({"seconds": time.perf_counter() - t, "check": float(G[:: 97, :: 89].sum())}))
 """
 
@@ -44,6 +58,7 @@ VARIANTS = {  # name: (product, threads: None = the BLAS's default)
     "numpy_1_thread": ("numpy", "1"),
     "guarded_default_threads": ("guarded", None),
     "guarded_1_thread": ("guarded", "1"),
+    "triangle_blocks_default_threads": ("triangle", None),
 }
 
 

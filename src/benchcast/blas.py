@@ -18,11 +18,21 @@ the Haswell, Zen and SandyBridge kernels did not fault; numpy issue #19685, Open
 buffer size). :func:`rows_gram` and :func:`columns_gram` give those products: below
 :data:`SYRK_SAFE_SIDE` exactly NumPy's (the same routine, the same bytes), from it on by row blocks
 through GEMM, which computes each block with all the BLAS's threads and never calls SYRK.
+
+**Guarded factorisations.** The same OpenBLAS faults in its threaded LAPACK too, its parallel
+factorisations updating the trailing matrix with the same level-3 kernels: ``np.linalg.cholesky``
+(``dpotrf``) from a side between 15,000 and 16,000 (measured: 15,000 fine at 2 and 32 threads,
+16,000 and 24,200 a segmentation fault), ``np.linalg.solve`` (LU) at 24,200 (16,000 fine). No
+GEMM-only route gives the same factorisation, so :func:`lapack_guard` takes the thread limit: one
+thread for a factorisation whose side is at least :data:`LAPACK_SAFE_SIDE`, the caller's threads
+below it (the same call, the same bytes).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -33,6 +43,11 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 #: blocks (:func:`rows_gram`): a margin below the ~24,100 where threaded SYRK faults, and above
 #: every mirrored dataset's items (MMLU-Pro: 12,032), so the papers' outputs keep NumPy's bytes
 SYRK_SAFE_SIDE = 16_384
+
+#: LAPACK factorisations whose side is at least this run on one thread (:func:`lapack_guard`): a
+#: margin below the 15,000-16,000 where threaded Cholesky faults; the workflow and the command line
+#: run one thread anyway, so only the Python API's speed at such sides depends on it
+LAPACK_SAFE_SIDE = 12_288
 
 #: rows of one GEMM block of a guarded product
 _BLOCK_ROWS = 4_096
@@ -116,3 +131,21 @@ def columns_gram(a: np.ndarray) -> np.ndarray:
     if a.ndim != 2 or a.shape[1] < SYRK_SAFE_SIDE:
         return a.T @ a
     return rows_gram(a.T)
+
+
+def lapack_guard(side: int):
+    """A context for one LAPACK factorisation (LU, Cholesky, a symmetric eigensolver, an SVD) of a
+    matrix whose smaller side is ``side``: nothing below :data:`LAPACK_SAFE_SIDE`, else one BLAS
+    thread in every loaded BLAS for the call (:func:`_one_thread`) -- where threaded OpenBLAS faults.
+    At such a side the call takes tens of seconds whatever the threads, so the limit's own cost (a
+    few milliseconds) does not count."""
+    return nullcontext() if side < LAPACK_SAFE_SIDE else _one_thread()
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    import scipy.linalg  # noqa: F401  (SciPy's own OpenBLAS loaded first, so that the limit reaches it)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield

@@ -96,3 +96,64 @@ def test_anchor_points_correlations_at_a_faulting_size(threads):
     )
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     assert json.loads(proc.stdout.splitlines()[-1]) == {"shape": [SIDE, SIDE], "close": True}
+
+
+# Threaded LAPACK faults too: Cholesky (dpotrf) from a side between 15,000 and 16,000, LU (dgesv) by
+# 24,200 (benchcast.blas); lapack_guard runs such a factorisation on one thread.
+FACTOR_SIDE = 16_000
+
+FACTOR_SETUP = f"""
+import json, numpy as np
+from benchcast.blas import lapack_guard, rows_gram
+rng = np.random.default_rng(0)
+X = rng.integers(0, 2, size=({FACTOR_SIDE}, 100)).astype(np.float64)
+K = rows_gram(X)
+K[np.diag_indices_from(K)] += 1.0
+rows = rng.choice({FACTOR_SIDE}, size=40, replace=False)
+"""
+
+
+def test_threaded_cholesky_faults_unguarded_on_this_blas():
+    if not skylakex_blas():
+        pytest.skip("NumPy's OpenBLAS does not run its SkylakeX kernel on this CPU: the fault does not occur here")
+    proc = run(FACTOR_SETUP + "np.linalg.cholesky(K)\nprint('finished')", "2")
+    assert proc.returncode == -11, (proc.returncode, proc.stderr[-2000:])
+
+
+def test_a_guarded_cholesky_at_a_faulting_side_finishes_and_is_right():
+    """Through lapack_guard, with a workstation's 32 threads asked for: it finishes, and sampled
+    rows of ``L Lᵀ`` are ``K``'s."""
+    proc = run(
+        FACTOR_SETUP
+        + """
+with lapack_guard(K.shape[0]):
+    L = np.linalg.cholesky(K)
+print(json.dumps({"close": bool(np.allclose(L[rows] @ L.T, K[rows], rtol=1e-10, atol=1e-8))}))
+""",
+        "32",
+    )
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert json.loads(proc.stdout.splitlines()[-1]) == {"close": True}
+
+
+@pytest.mark.native_long
+@pytest.mark.parametrize("threads", THREADS)
+def test_the_guarded_factorisations_at_the_sides_where_each_faults(threads):
+    """Minutes each on one thread (so not in CI: ``python -m pytest tests -m native_long``): ridge's
+    LU solve at 24,200 and a Cholesky there, through the guard, with the default threads and 32."""
+    proc = run(
+        """
+from benchcast.blas import lapack_guard, rows_gram
+K = rows_gram(X)
+K[np.diag_indices_from(K)] += 1.0
+b = np.ones(len(K))
+with lapack_guard(len(K)):
+    x = np.linalg.solve(K, b)
+    L = np.linalg.cholesky(K)
+print(json.dumps({"solve": bool(np.allclose(K[rows] @ x, b[rows], atol=1e-6)),
+                  "cholesky": bool(np.allclose(L[rows] @ L.T, K[rows], rtol=1e-10, atol=1e-8))}))
+""",
+        threads,
+    )
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert json.loads(proc.stdout.splitlines()[-1]) == {"solve": True, "cholesky": True}

@@ -26,6 +26,8 @@ def test_below_the_guard_the_bytes_are_numpys(shape):
 
 
 def test_above_the_guard_row_blocks_give_the_same_product(monkeypatch):
+    """Above the guard: the product exact where every route is (integer sums), close elsewhere,
+    whatever the last block's size."""
     monkeypatch.setattr(blas, "SYRK_SAFE_SIDE", 64)
     monkeypatch.setattr(blas, "_BLOCK_ROWS", 16)
     rng = np.random.default_rng(4)
@@ -36,6 +38,11 @@ def test_above_the_guard_row_blocks_give_the_same_product(monkeypatch):
     G = blas.rows_gram(X)
     assert G.dtype == np.float64 and G.shape == (150, 150)
     np.testing.assert_allclose(G, X @ X.T, rtol=1e-12, atol=1e-12)
+    for n in (64, 65, 80, 96, 97):  # one block past the guard, a ragged last block, whole blocks
+        Y = rng.standard_normal((n, 9))
+        np.testing.assert_allclose(blas.rows_gram(Y), Y @ Y.T, rtol=1e-12, atol=1e-12)
+        Z = rng.integers(0, 2, size=(n, 9)).astype(np.float64)
+        assert np.array_equal(blas.rows_gram(Z), Z @ Z.T)
     assert np.array_equal(blas.rows_gram(X.astype(np.float32)).dtype, np.float32)
     small = rng.standard_normal((20, 300))  # 20 rows: under the guard however many columns
     assert np.array_equal(blas.rows_gram(small), small @ small.T)
@@ -99,3 +106,31 @@ def test_a_first_fit_leaves_the_callers_threads_as_they_would_be_without_it(tmp_
     fresh = json.loads(subprocess.run([sys.executable, "-c", FRESH], **run).stdout.splitlines()[-1])
     assert after["env"] == openblas_threads
     assert len(after["libs"]) >= 2 and after["libs"] == {k: v for k, v in fresh.items() if k in after["libs"]}
+
+
+def test_the_lapack_guard_limits_threads_only_at_faulting_sides(monkeypatch):
+    """Below the guard's side the caller's threads (no limit at all); from it on, one thread in
+    every loaded BLAS for the call, SciPy's included, and the caller's counts back afterwards."""
+    code = """
+import json
+import scipy.linalg
+from threadpoolctl import threadpool_info
+from benchcast import blas
+blas.LAPACK_SAFE_SIDE = 64
+counts = lambda: sorted(i["num_threads"] for i in threadpool_info())
+before = counts()
+with blas.lapack_guard(63):
+    below = counts()
+with blas.lapack_guard(64):
+    at = counts()
+print(json.dumps([before, below, at, counts()]))
+"""
+    env = {k: v for k, v in __import__("os").environ.items() if k not in blas.THREAD_VARIABLES}
+    env["OPENBLAS_NUM_THREADS"] = "2"  # the caller's own setting, whatever the machine's cores
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    before, below, at, after = json.loads(out.stdout.splitlines()[-1])
+    assert len(before) >= 2  # NumPy's and SciPy's OpenBLAS at least
+    if max(before) < 2:
+        pytest.skip("OpenBLAS counts one core here: there is no thread to limit")
+    assert below == before and after == before
+    assert at == [1] * len(before)

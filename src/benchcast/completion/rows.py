@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchcast.blas import lapack_guard
+
 __all__ = ["RowCompleter"]
 
 
@@ -37,7 +39,8 @@ class RowCompleter:
             raise ValueError("the source matrix must be fully observed")
         self.mean_ = source.mean(axis=0)
         centred = source - self.mean_
-        _, s, vt = np.linalg.svd(centred, full_matrices=False)
+        with lapack_guard(min(centred.shape)):
+            _, s, vt = np.linalg.svd(centred, full_matrices=False)
         self.factors_ = vt[: self.rank].T * (s[: self.rank] / np.sqrt(len(source)))  # (items, rank)
         residual = float((s[self.rank :] ** 2).sum() / centred.size)
         self.lam_ = residual if self.lam is None else float(self.lam)

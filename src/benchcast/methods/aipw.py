@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchcast.blas import lapack_guard
 from benchcast.methods.base import Method, check_budget, random_coreset, register
 from benchcast.methods.ridge import ridge_fit
 
@@ -86,7 +87,8 @@ class AIPW(Method):
             xd = (to_rest[k] + gram[k, j]) / m_rest - (to_core[k] - gram[k, j]) / m
             gram_c = centre @ gram[np.ix_(k, k)] @ centre
             yk = y[:, k]
-            dual = np.linalg.solve(gram_c + self.alpha * np.eye(m), (yk - yk.mean(axis=1, keepdims=True)).T)
+            with lapack_guard(m):
+                dual = np.linalg.solve(gram_c + self.alpha * np.eye(m), (yk - yk.mean(axis=1, keepdims=True)).T)
             shift = (xd - xd.mean()) @ dual  # (T,): mean_rest s_hat - mean_core s_hat
             h[j] = yk.mean(axis=1) + shift / (1.0 + m / m_rest)
         spread = ((h - h.mean(axis=0)) ** 2).sum(axis=0)

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from benchcast.blas import columns_gram, rows_gram
+from benchcast.blas import columns_gram, lapack_guard, rows_gram
 from benchcast.errors import ConfigError
 from benchcast.methods.base import Method, check_budget, random_coreset, register
 
@@ -76,7 +76,8 @@ def _dense_top(Gc: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     from scipy.linalg import eigh
 
     R = Gc.shape[0]
-    w, U = eigh(Gc, subset_by_index=[R - n, R - 1])
+    with lapack_guard(R):
+        w, U = eigh(Gc, subset_by_index=[R - n, R - 1])
     return w[::-1], U[:, ::-1]
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchcast.blas import columns_gram, rows_gram
+from benchcast.blas import columns_gram, lapack_guard, rows_gram
 
 DEFAULT_ALPHAS = (0.1, 1.0, 10.0)
 
@@ -123,11 +123,13 @@ def ridge_fit(X: np.ndarray, Y: np.ndarray, alpha: float) -> tuple[np.ndarray, n
     if m <= p:
         K = rows_gram(Xc)
         K[np.diag_indices_from(K)] += alpha
-        coef = Xc.T @ np.linalg.solve(K, Yc)
+        with lapack_guard(m):
+            coef = Xc.T @ np.linalg.solve(K, Yc)
     else:
         G = columns_gram(Xc)
         G[np.diag_indices_from(G)] += alpha
-        coef = np.linalg.solve(G, Xc.T @ Yc)
+        with lapack_guard(p):
+            coef = np.linalg.solve(G, Xc.T @ Yc)
     intercept = y_mean - x_mean @ coef
     return coef, intercept
 
@@ -148,15 +150,16 @@ def _solve_regularized(gram: np.ndarray, rhs: np.ndarray, alpha: float) -> np.nd
     from scipy.linalg import lapack
 
     out = np.empty_like(rhs)
-    for b in range(len(gram)):
-        reg = gram[b].T.copy(order="F")  # symmetric: Fortran order spares LAPACK a copy
-        reg[diag, diag] += alpha
-        _, x, status = lapack.dposv(reg, rhs[b], lower=0, overwrite_a=1, overwrite_b=0)
-        if status != 0:  # numerically not positive definite: LU fallback
-            reg = gram[b].copy()
+    with lapack_guard(k):
+        for b in range(len(gram)):
+            reg = gram[b].T.copy(order="F")  # symmetric: Fortran order spares LAPACK a copy
             reg[diag, diag] += alpha
-            x = np.linalg.solve(reg, rhs[b])
-        out[b] = x
+            _, x, status = lapack.dposv(reg, rhs[b], lower=0, overwrite_a=1, overwrite_b=0)
+            if status != 0:  # numerically not positive definite: LU fallback
+                reg = gram[b].copy()
+                reg[diag, diag] += alpha
+                x = np.linalg.solve(reg, rhs[b])
+            out[b] = x
     return out
 
 
@@ -356,11 +359,12 @@ def _certified_bounds(products, xty_all, val_X, val_y, y_mean, candidates, alpha
     info = np.zeros((len(cand), len(alphas)), np.int32)
     args = (np.ascontiguousarray(xty_all), products.x_mean, np.ascontiguousarray(np.asarray(val_X, float).T))
     args += (np.ascontiguousarray(val_y, dtype=float), float(y_mean), alphas)
-    if products.gather_gram:
-        ridge_numba.bounds_from_all_columns(products.all_columns_gram(), cand, *args, gaps, info)
-    else:
-        for start in range(0, len(cand), batch_size):
-            part = slice(start, start + batch_size)
-            ridge_numba.bounds_from_grams(products.gram(cand[part]), cand[part], *args, gaps[part], info[part])
+    with lapack_guard(cand.shape[1]):  # spotrf of each candidate's Gram matrix
+        if products.gather_gram:
+            ridge_numba.bounds_from_all_columns(products.all_columns_gram(), cand, *args, gaps, info)
+        else:
+            for start in range(0, len(cand), batch_size):
+                part = slice(start, start + batch_size)
+                ridge_numba.bounds_from_grams(products.gram(cand[part]), cand[part], *args, gaps[part], info[part])
     gaps[(info != 0).any(axis=1)] = np.nan
     return gaps
