@@ -216,7 +216,9 @@ def write_csv(table, path, **kwargs) -> None:
 
 
 def log(text: str) -> None:
-    print(text, file=sys.stderr)
+    """A progress line on stderr, written with its newline in one call: ``print`` writes the two
+    apart, and a Ctrl-C or SIGTERM between them put the command's last line after the text."""
+    sys.stderr.write(f"{text}\n")
 
 
 def command_line(command: str, args, budget: int, answers: list[str], *more: str) -> str:

@@ -273,3 +273,20 @@ def test_an_out_in_a_folder_that_cannot_be_written_stops_before_any_fit_naming_t
         before,
     )
     assert err.startswith("benchcast: error: /proc/items.csv: field '--out': cannot be written in /proc"), err
+
+
+def test_a_progress_line_is_one_write_so_an_interrupt_cannot_split_it(monkeypatch):
+    """A signal lands between two writes of ``print`` (the text, then its newline): the command's
+    last line then followed the progress text on one line (seen once in the stress test). Each
+    progress line goes out whole, newline included, in one call."""
+    from benchcast.cli import common
+
+    writes: list[str] = []
+
+    class Recorder:
+        def write(self, text):
+            writes.append(text)
+
+    monkeypatch.setattr(sys, "stderr", Recorder())
+    common.log("calibrating on 10 folds of models")
+    assert writes == ["calibrating on 10 folds of models\n"]
