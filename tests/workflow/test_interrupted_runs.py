@@ -1,7 +1,8 @@
 """Interrupted runs resume exactly (issue 39): the whole Snakemake process group killed (SIGKILL) at
-three points of a small run -- while ingesting, among the run jobs, among the tables -- or stopped
-with Ctrl-C (SIGINT), then run again with the README's command, gives the bytes of an uninterrupted
-run; after the kill, every output file already there is whole (the uninterrupted run's bytes).
+three points of a small run -- while ingesting, among the run jobs, among the tables; one run killed
+at each in turn, each time resumed with the README's command -- or stopped with Ctrl-C (SIGINT), then
+run again, gives the bytes of an uninterrupted run; after each kill, every output file already there
+is whole (the uninterrupted run's bytes).
 Only wall-clock seconds may differ (the timing files ``scripts/results_digest.py`` leaves out)."""
 
 from __future__ import annotations
@@ -56,11 +57,14 @@ def reference(tmp_path_factory) -> tuple[Path, dict[str, bytes], int]:
     return work, outputs(work), proc.stderr.count("Finished job") + proc.stdout.count("Finished job")
 
 
-def interrupted(root: Path, after_jobs: int, sig: signal.Signals) -> tuple[Path, subprocess.CompletedProcess]:
-    """A fresh work folder whose run (the README's command, two cores) gets ``sig`` -- sent to the
-    whole process group, as a terminal's Ctrl-C or a killed session does -- once ``after_jobs``
-    jobs have finished."""
-    work = make_workdir(root, methods=METHODS, trials=2)
+def interrupted(
+    work: Path, after_jobs: int, sig: signal.Signals, fresh: bool = True
+) -> tuple[Path, subprocess.CompletedProcess]:
+    """A run (the README's command, two cores) in ``work`` -- a fresh work folder made there, unless
+    ``fresh`` is false -- that gets ``sig`` -- sent to the whole process group, as a terminal's Ctrl-C
+    or a killed session does -- once ``after_jobs`` of its jobs have finished."""
+    if fresh:
+        work = make_workdir(work, methods=METHODS, trials=2)
     log = work / "interrupted.log"
     cmd = [*SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(work), "--cores", "2"]
     with open(log, "w") as fh:
@@ -104,18 +108,22 @@ def whole_or_absent(work: Path, expected: dict[str, bytes]) -> None:
     assert not broken, broken
 
 
-@pytest.mark.parametrize("point", ["ingest", "runs", "tables"])
-def test_a_run_killed_at_any_point_resumes_to_the_same_bytes(reference, tmp_path, point):
+def test_a_run_killed_at_any_point_resumes_to_the_same_bytes(reference, tmp_path):
+    """Killed while ingesting, then (resumed) among the run jobs, then (resumed) among the tables:
+    each kill leaves only whole outputs and Snakemake's lock, and the last resume gives the bytes."""
     _, expected, jobs = reference
-    after = {"ingest": 1, "runs": jobs // 2, "tables": jobs - 4}[point]
-    work, killed = interrupted(tmp_path, after, signal.SIGKILL)
-    assert killed.returncode == -signal.SIGKILL
-    whole_or_absent(work, expected)
-    # Snakemake's lock outlives a kill: the next run stops and says what to run
-    locked = snakemake(work, "--cores", "2", check=False)
-    said = locked.stdout + locked.stderr
-    assert locked.returncode != 0 and "--unlock" in said, said[-2000:]
-    snakemake(work, "--unlock")
+    work, done = tmp_path, 0
+    for point, total in (("ingest", 1), ("runs", jobs // 2), ("tables", jobs - 4)):
+        work, killed = interrupted(work, max(1, total - done), signal.SIGKILL, fresh=point == "ingest")
+        done += killed.stdout.count("Finished job")
+        assert killed.returncode == -signal.SIGKILL, point
+        whole_or_absent(work, expected)
+        # Snakemake's lock outlives a kill: the next run stops and says what to run
+        locked = snakemake(work, "--cores", "2", check=False)
+        said = locked.stdout + locked.stderr
+        assert locked.returncode != 0 and "--unlock" in said, (point, said[-2000:])
+        snakemake(work, "--unlock")
+    assert done < jobs, "every job finished before the last kill"
     resumed = snakemake(work, "--cores", "2")  # the README's command: the profile reruns incomplete jobs
     assert "Nothing to be done" not in resumed.stderr
     assert outputs(work) == expected
