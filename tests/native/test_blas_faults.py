@@ -120,9 +120,10 @@ def test_threaded_cholesky_faults_unguarded_on_this_blas():
     assert proc.returncode == -11, (proc.returncode, proc.stderr[-2000:])
 
 
+@pytest.mark.native_long
 def test_a_guarded_cholesky_at_a_faulting_side_finishes_and_is_right():
     """Through lapack_guard, with a workstation's 32 threads asked for: it finishes, and sampled
-    rows of ``L Lᵀ`` are ``K``'s."""
+    rows of ``L Lᵀ`` are ``K``'s (45 s on one thread: by hand, with the others below)."""
     proc = run(
         FACTOR_SETUP
         + """
