@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchcast.blas import lapack_guard
-from benchcast.methods.base import Method, check_budget, random_coreset, register
+from benchcast.methods.base import UNIT, Method, check_budget, random_coreset, register
 from benchcast.methods.ridge import ridge_fit
 
 
@@ -21,6 +21,8 @@ class AIPW(Method):
     ``alpha`` = 10 and an intercept, as the paper's code (``Ridge(alpha=10)``). All targets
     share the design matrix, so one solve serves every target.
     """
+
+    scores = UNIT
 
     uses_coreset_stream = True
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchcast.methods.anchors import INITS, select_anchors
-from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.base import UNIT, Method, check_budget, register
 
 
 class _AnchorBase(Method):
@@ -48,6 +48,8 @@ class AnchorPointsWeighted(_AnchorBase):
     Parameters: ``init`` (``"random"`` as the paper; ``"build"``, ``"first"``), ``max_iter``
     (kmedoids' default 100), ``n_cpu`` (1: kmedoids' reproducible single-threaded variant).
     """
+
+    scores = UNIT
 
     def fit(self, source, budget, rng):
         sel = self._select(source, budget, rng)
@@ -121,6 +123,8 @@ class AnchorPointsPredictor(_AnchorBase):
 
     Parameters as :class:`AnchorPointsWeighted`.
     """
+
+    scores = UNIT
 
     absolute = True
 

@@ -11,6 +11,10 @@ import numpy as np
 from benchcast.errors import BudgetExceeded, ConfigError
 from benchcast.oracle import Oracle
 
+#: the item scores a method's estimator is defined for (:attr:`Method.scores`): right/wrong only, or
+#: any score in [0, 1] (partial credit, F1, a normalised ROUGE or BLEU)
+BINARY, UNIT = "0/1", "[0, 1]"
+
 #: metadata of a dataclass field a stored fit leaves out (:func:`benchcast.methods.state.write_state`
 #: stores its default): wall-clock seconds and the like, so that a fit's bytes do not depend on the
 #: machine that built it
@@ -40,6 +44,10 @@ class Method:
     uses_item_groups: bool = False
     #: ``estimate`` asks in rounds, each depending on the answers before (a new model answers in batches)
     asks_in_rounds: bool = False
+    #: the item scores its estimator is defined for: :data:`BINARY` (a Bernoulli likelihood, a
+    #: right-then-wrong order: the default, and what a method registered by another package is taken
+    #: to need unless it says otherwise) or :data:`UNIT`
+    scores: str = BINARY
     #: the settings ``__init__`` takes when its signature does not name them (``**settings``); None:
     #: its signature's (:func:`benchcast.methods.make_method` refuses any other name)
     param_names: tuple[str, ...] | None = None
@@ -57,6 +65,28 @@ class Method:
         """The smallest budget ``fit`` accepts with these hyper-parameters (a study grid skips
         smaller sizes for this method rather than fail)."""
         return 1
+
+
+def is_binary(scores: np.ndarray) -> bool:
+    """Every score is exactly 0 or 1."""
+    return bool(((scores == 0.0) | (scores == 1.0)).all())
+
+
+def methods_taking_unit_scores() -> list[str]:
+    """The registered methods whose estimator is defined for scores in [0, 1]."""
+    return sorted(name for name, cls in REGISTRY.items() if getattr(cls, "scores", BINARY) == UNIT)
+
+
+def check_scores(name: str, binary: bool, where: str) -> None:
+    """Stop in one line when method ``name`` is defined for 0/1 scores only and the scores at hand
+    (``where``: the leaderboard, the answers) are not all 0 or 1; the line names the methods that
+    take them."""
+    if binary or getattr(REGISTRY[name], "scores", BINARY) == UNIT:
+        return
+    raise ConfigError(
+        f"{name} is defined for 0/1 item scores only, and {where} holds scores in [0, 1] that are not 0 or 1; "
+        f"fix: use a method that takes them ({', '.join(methods_taking_unit_scores())}), or score the items 0/1"
+    )
 
 
 def check_budget(source: np.ndarray, budget: int) -> None:

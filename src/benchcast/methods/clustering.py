@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.base import UNIT, Method, check_budget, register
 
 
 def nearest_distinct(points: np.ndarray, centres: np.ndarray, max_elements: int = 1 << 22) -> np.ndarray:
@@ -36,6 +36,8 @@ def nearest_distinct(points: np.ndarray, centres: np.ndarray, max_elements: int 
 class Clustering(Method):
     """Eq. 5: ``sum_j |C_j| f(x_j) / sum_j |C_j|`` over the items ``x_j`` nearest the k-means
     centres of the item columns."""
+
+    scores = UNIT
 
     def __init__(self, n_init: int = 10):
         self.n_init = int(n_init)

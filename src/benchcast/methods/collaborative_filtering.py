@@ -43,7 +43,7 @@ import numpy as np
 
 from benchcast import seeding
 from benchcast.errors import ConfigError
-from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.base import UNIT, Method, check_budget, is_binary, register
 from benchcast.oracle import TaskOracle
 
 
@@ -61,7 +61,7 @@ class CFSettings:
     neighbours: int = 3  # similar selected items per unselected item
     centre_tasks: bool = True  # centre the accuracy vectors before the task cosine
     oversample: bool = True  # Eq. 9 on or off (Fig. 8)
-    binary: bool = True  # threshold synthetic items at 0.5
+    binary: bool = True  # threshold synthetic items at 0.5 (where the scores are 0/1: CFProbe.fit)
 
 
 def item_variance(columns: np.ndarray) -> np.ndarray:
@@ -315,6 +315,8 @@ class CFProbe(Method):
     models) a new model's estimate costs in proportion to them (a whole-leaderboard setting,
     measured in docs/scaling.md)."""
 
+    scores = UNIT
+
     uses_item_groups = True
     asks_in_rounds = True  # per subtask, the initial probe, then ``rounds`` more
     #: the settings ``__init__`` takes (its signature says ``**settings``): CFSettings' fields and
@@ -347,7 +349,9 @@ class CFProbe(Method):
         if self.initial_max is not None and len(source) > self.initial_max:
             kept = np.sort(rng.choice(len(source), size=self.initial_max, replace=False))
             source = np.asarray(source)[kept]
-        self.cf_ = CollaborativeFiltering(self.settings).fit(source, tasks, split_budget(budget, self.sizes_), rng)
+        # synthetic answers rounded to 0/1 only where the answers are 0/1: partial credit stays partial
+        settings = self.settings if is_binary(source) else dataclasses.replace(self.settings, binary=False)
+        self.cf_ = CollaborativeFiltering(settings).fit(source, tasks, split_budget(budget, self.sizes_), rng)
         return self
 
     def estimate(self, oracle, rng):

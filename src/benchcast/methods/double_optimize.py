@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.base import UNIT, Method, check_budget, register
 
 
 def project_capped_simplex(v: np.ndarray, k: float, eps: float = 1e-6, max_iter: int = 1000) -> np.ndarray:
@@ -130,6 +130,8 @@ class DoubleOptimize(Method):
     ``mask + p - p.detach()`` can be ``1 +- 1 ulp``); the initial best loss is ``inf``
     instead of ``0x3F3F3F3F``.
     """
+
+    scores = UNIT
 
     uses_coreset_stream = False
     deterministic_fit = False

@@ -42,7 +42,7 @@ import pandas as pd
 
 from benchcast import irt, seeding
 from benchcast.errors import ConfigError, DataError, did_you_mean
-from benchcast.methods.base import NOT_STORED, Method, Progress, check_budget, register
+from benchcast.methods.base import NOT_STORED, Method, Progress, check_budget, check_scores, is_binary, register
 from benchcast.methods.prefit import Prefit, register_prefit
 
 #: the IRT fitters (config key ``fitter``) and the keyword arguments each accepts
@@ -88,7 +88,8 @@ def check_binary(source: np.ndarray, what: str = "source scores") -> None:
             what,
             "score",
             "IRT methods need binary (0/1) scores; found other values",
-            "use P-IRT/GP-IRT only on accuracy benchmarks (the paper's footnote 1)",
+            "use P-IRT, GP-IRT and tinyBenchmarks only on 0/1-scored benchmarks (the paper's footnote 1); "
+            "`benchcast methods` lists the methods that take scores in [0, 1]",
         )
 
 
@@ -294,7 +295,7 @@ class _IRTMethod(Method):
 
     def fit(self, source, budget, rng, prefit: IRTTrialFit | None = None):
         check_budget(source, budget)
-        check_binary(source)
+        check_scores(self.name, is_binary(source), "the source matrix")
         if prefit is None:
             prefit = fit_trial_irt(source, rng, self.irt_params, with_bias=self.wants_bias)
         elif prefit.disc.shape[0] != source.shape[1]:

@@ -6,7 +6,7 @@ estimate is the mean of its answers and the completed cells."""
 from __future__ import annotations
 
 from benchcast.completion.rows import RowCompleter
-from benchcast.methods.base import Method, check_budget, random_coreset, register
+from benchcast.methods.base import UNIT, Method, check_budget, random_coreset, register
 from benchcast.oracle import Oracle
 
 
@@ -14,6 +14,8 @@ from benchcast.oracle import Oracle
 class LowRankCompletion(Method):
     """Random core set + low-rank completion of the rest (``rank``; ridge ``lam``, ``None``: the
     source's residual variance per cell)."""
+
+    scores = UNIT
 
     uses_coreset_stream = True
 

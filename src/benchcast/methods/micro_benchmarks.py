@@ -20,7 +20,7 @@ import itertools
 
 import numpy as np
 
-from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.base import UNIT, Method, check_budget, register
 from benchcast.methods.irt_methods import _IRTMethod
 
 
@@ -42,6 +42,8 @@ class RandomSubtaskEqual(Method):
     all it has and the rest goes, one item at a time, to the subtasks with items left, in a random
     order (ours: the released code asserts that no subtask runs short; on LegalBench's seen half,
     k = 250 over 5 subtasks asks 50 of a 47-item subtask); the extra draw happens only then."""
+
+    scores = UNIT
 
     uses_item_groups = True
 
@@ -99,6 +101,8 @@ class StratifiedConfidence(Method):
        gets ``k / N``. Estimate ``(1/N) sum_i y_i / pi_i`` -- not normalised, as the code: it
        can exceed 1.
     """
+
+    scores = UNIT
 
     def __init__(self, n_strata: int = 10):
         self.n_strata = int(n_strata)
@@ -189,6 +193,8 @@ class DiversityDPP(Method):
        from the projection DPP of that basis (:func:`sample_projection_dpp`).
     4. The plain mean of the picked items (the code computes OPE weights and ignores them).
     """
+
+    scores = UNIT
 
     def __init__(self, dims: int = 4, trim: float = 0.01):
         self.dims, self.trim = int(dims), float(trim)

@@ -8,7 +8,7 @@ import numpy as np
 
 from benchcast.blas import columns_gram, lapack_guard, rows_gram
 from benchcast.errors import ConfigError
-from benchcast.methods.base import Method, check_budget, random_coreset, register
+from benchcast.methods.base import UNIT, Method, check_budget, is_binary, random_coreset, register
 
 # Inner (eigen-solver) accuracy: every outer iteration's rank-k subspace is computed until the
 # Davis--Kahan bound ||residual||_F / (theta_k - theta_{k+1}) on its angle to the exact top-k
@@ -178,14 +178,10 @@ def _gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     the result is bit-identical to the float64 product at half the cost (response matrices are
     mostly binary; the fixed blocks of the Gram matrix are computed this way once per call).
     """
-    if A.shape[1] < 2**24 and _is_binary(A) and (B is A or _is_binary(B)):
+    if A.shape[1] < 2**24 and is_binary(A) and (B is A or is_binary(B)):
         A32 = A.astype(np.float32)
         return (rows_gram(A32) if B is A else A32 @ B.astype(np.float32).T).astype(np.float64)
     return rows_gram(A) if B is A else A @ B.T
-
-
-def _is_binary(A: np.ndarray) -> bool:
-    return bool(((A == 0.0) | (A == 1.0)).all())
 
 
 def _impute_general(F, n_com, MI, solver, max_iter, tol):
@@ -434,6 +430,8 @@ class PCAImpute(Method):
     ``z ← Vᵀ_O (y - mu_O) + Vᵀ_M V_M z``, so an estimate costs ``O(items x k)``
     (:func:`fold_in_means`). Its measured effect is in docs/scaling.md.
     """
+
+    scores = UNIT
 
     uses_coreset_stream = True
 

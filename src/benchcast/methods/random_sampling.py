@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchcast.methods.base import Method, check_budget, random_coreset, random_subsets, register
+from benchcast.methods.base import UNIT, Method, check_budget, random_coreset, random_subsets, register
 from benchcast.methods.ridge import DEFAULT_ALPHAS, RidgeModel, ridge_cv_fit, ridge_validation_gaps_per_alpha
 from benchcast.oracle import Oracle
 
@@ -12,6 +12,8 @@ from benchcast.oracle import Oracle
 @register("random_sampling")
 class RandomSampling(Method):
     """Mean score on a uniformly random core set of ``n`` items (eq. 8)."""
+
+    scores = UNIT
 
     uses_coreset_stream = True
 
@@ -31,6 +33,8 @@ class RandomSamplingLearn(Method):
     The ridge is scikit-learn's ``RidgeCV()`` as in the paper's code: alphas (0.1, 1, 10)
     chosen by leave-one-out over source models (``alphas`` is configurable).
     """
+
+    scores = UNIT
 
     uses_coreset_stream = True
 
@@ -71,6 +75,8 @@ class RandomSearchLearn(Method):
     exhaustive search; the tests compare both). On the real leaderboards ~0.2% of the
     candidates need the leave-one-out fit.
     """
+
+    scores = UNIT
 
     def __init__(
         self,

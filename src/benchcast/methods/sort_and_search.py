@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.base import Method, check_budget, check_scores, is_binary, register
 from benchcast.oracle import Oracle
 
 ESTIMATORS = ("threshold", "count")
@@ -65,6 +65,7 @@ class SortAndSearch(Method):
 
     def fit(self, source, budget, rng):
         check_budget(source, budget)
+        check_scores(self.name, is_binary(source), "the source matrix")  # a right-then-wrong order
         correct = np.asarray(source, dtype=np.float64).sum(axis=0)
         self.order_ = np.argsort(-correct, kind="stable")
         self.positions_ = uniform_positions(source.shape[1], budget)

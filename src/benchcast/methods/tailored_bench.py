@@ -22,7 +22,7 @@ from dataclasses import asdict
 import numpy as np
 
 from benchcast.errors import ConfigError
-from benchcast.methods.base import Method, check_budget, register
+from benchcast.methods.base import UNIT, Method, check_budget, register
 from benchcast.methods.tailored import (
     METRICS,
     NATIVE_MODES,
@@ -61,6 +61,8 @@ class TailoredBench(Method):
     or at most that many native sources per target, the nearest: a whole-leaderboard setting, not
     the paper's; see :func:`benchcast.methods.tailored.native_sources`).
     """
+
+    scores = UNIT
 
     deterministic_fit = False  # the G-set's PAM starts from random medoids
     asks_in_rounds = True  # the G-set, then the target's own N-set

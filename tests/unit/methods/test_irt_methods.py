@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from simdata import irt_responses
 
-from benchcast.errors import BudgetExceeded, DataError
+from benchcast.errors import BudgetExceeded
 from benchcast.methods import make_method
 from benchcast.methods.irt_methods import (
     GPIRT,
@@ -163,11 +163,14 @@ def test_self_fit_equals_prefit(data):
     np.testing.assert_array_equal(m.anchors_, back[0].anchors[15][0])
 
 
-def test_non_binary_scores_are_refused(data):
+@pytest.mark.parametrize("name", ["p_irt", "gp_irt", "tinybenchmarks"])
+def test_non_binary_scores_are_refused_naming_the_methods_that_take_them(data, name):
+    from benchcast.errors import ConfigError
+
     bad = data[:45].copy()
     bad[0, 0] = 0.5
-    with pytest.raises(DataError, match="binary"):
-        make_method("p_irt").fit(bad, 10, np.random.default_rng(0))
+    with pytest.raises(ConfigError, match=rf"^{name} is defined for 0/1 item scores only.*random_sampling"):
+        make_method(name).fit(bad, 10, np.random.default_rng(0))
 
 
 def test_unknown_irt_parameter_is_a_config_error():
