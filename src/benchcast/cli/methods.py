@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         row = {
             "method": name,
             "what": summary(cls.__doc__, 60),
+            "scores": getattr(cls, "scores", "0/1"),  # the item scores its estimator takes
             "prefit": cls.needs_prefit or "",
             "subtasks": "yes" if cls.uses_item_groups else "",
             "rounds": "yes" if cls.asks_in_rounds else "",

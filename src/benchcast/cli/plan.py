@@ -53,6 +53,14 @@ def _matrix(dataset: str, data_dir: str) -> tuple[str, np.ndarray, list[str]]:
         board = load_leaderboard(dataset, datasets_dir=data_dir)
     else:
         board = load_leaderboard(dataset, data_dir=data_dir)
+    if not board.binary:  # its counts are of items two models answer differently (MDAD's, for 0/1 scores)
+        raise DataError(
+            board.path,
+            "scores",
+            "holds partial credit (scores between 0 and 1); benchcast plan counts items for 0/1 scores only",
+            "plan on the same benchmark scored 0/1 (right/wrong), or size the selection with `benchcast compare`'s "
+            "smallest detectable difference",
+        )
     name = board.key if board.path.is_dir() else board.path.stem
     return name, board.matrix.scores, list(board.matrix.model_ids)
 

@@ -122,7 +122,7 @@ def _run_lm_eval(args) -> int:
         board, args.method, args.budget, params, args.data_dir, args.seed, args.folds, log, cores(args)
     )
     given = read_given(args, board)
-    sel = next_items(board, fit, read_answers(given if given is not None else {}, board.matrix.item_ids))
+    sel = next_items(board, fit, read_answers(given if given is not None else {}, board.matrix.item_ids, board.binary))
     samples = samples_of(sel.items, hmap, board.matrix.item_ids)
     out, so_far = Path(args.out), list(args.answers or [])
     if sel.complete:

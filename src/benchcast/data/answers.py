@@ -1,7 +1,8 @@
 """A new model's answers: read from CSV (``item_id,score``; optional ``selection_id``) or JSON
 (``{item_id: score}`` or ``[{"item_id": ..., "score": ...}]``), or given as a mapping, and checked
-against the leaderboard: known items, each once, 0/1 scores (``TRUE``/``FALSE`` as a spreadsheet
-writes them read as 1/0). Every error names the file, the entry and the fix."""
+against the leaderboard: known items, each once, scores as the leaderboard's -- 0/1 (``TRUE``/``FALSE``
+as a spreadsheet writes them read as 1/0) on a 0/1 leaderboard, any score in [0, 1] on one of partial
+credit. Every error names the file, the entry and the fix."""
 
 from __future__ import annotations
 
@@ -40,11 +41,21 @@ def _raw_entries(path: Path) -> tuple[list[tuple[str, object, str]], set[str]]:
     return [(item, score, where) for item, score, where, _ in entries], ids
 
 
+#: the fix for a score other than 0/1 given against a 0/1 leaderboard
+_BINARY_FIX = (
+    "this leaderboard scores its items 0/1: write 1 (correct) or 0 (wrong), or use a leaderboard of the same "
+    "metric's partial credit"
+)
+
+
 def read_answers(answers, item_ids: list[str], binary: bool = True) -> Answers:
     """``answers``: a path, several paths (a list or tuple: an adaptive method's rounds, one file
     each; they add up), or a mapping ``{item_id: score}``, matched to ``item_ids``; or answers
     already read (:class:`Answers`, e.g. from harness logs: :mod:`benchcast.lm_eval.logs`)."""
     if isinstance(answers, Answers):
+        for j, score in answers.scores.items():
+            if binary and score not in (0.0, 1.0):
+                raise DataError(answers.source, answers.where[j], f"score {score!r} is not 0 or 1", _BINARY_FIX)
         return answers
     if isinstance(answers, Mapping):
         source = "<answers>"
@@ -87,11 +98,14 @@ def read_answers(answers, item_ids: list[str], binary: bool = True) -> Answers:
                 source, place, f"score {value!r} is not a number", "write 1 (correct) or 0 (wrong)"
             ) from None
         if not math.isfinite(score) or (binary and score not in (0.0, 1.0)):
+            raise DataError(source, place, f"score {value!r} is not 0 or 1", _BINARY_FIX)
+        if not 0.0 <= score <= 1.0:
             raise DataError(
                 source,
                 place,
-                f"score {value!r} is not 0 or 1",
-                "this benchmark is scored 0/1: write 1 (correct) or 0 (wrong)",
+                f"score {value!r} is not in [0, 1]",
+                "write each score as 1 (right), 0 (wrong) or partial credit between them (a metric out of 100 "
+                "divided by 100)",
             )
         scores[j], where[j] = score, place
     files = answers if isinstance(answers, list | tuple) else () if isinstance(answers, Mapping) else (answers,)

@@ -208,6 +208,21 @@ def read_raw_item_matrix(
 # --------------------------------------------------------------------------- validation
 
 
+def validate_unit_scores(scores: np.ndarray, path: str | Path) -> None:
+    """A user's leaderboard: every score finite and in [0, 1] (0/1 for right/wrong, or partial credit:
+    F1, a normalised ROUGE; :attr:`benchcast.methods.Method.scores` says which methods take which)."""
+    bad = ~np.isfinite(scores) | (scores < 0) | (scores > 1)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise DataError(
+            path,
+            f"scores[{i}, {j}]",
+            f"value {scores[i, j]!r} is not a score in [0, 1] ({int(bad.sum())} such cells)",
+            "give each item's score as 1 (right), 0 (wrong) or partial credit between them (a metric out of "
+            "100 divided by 100); leave no cell empty",
+        )
+
+
 def validate_binary(scores: np.ndarray, path: str | Path) -> None:
     """Scores must be finite and exactly 0/1 (P-IRT/GP-IRT and eq. 4 assume binary accuracy)."""
     bad_nan = ~np.isfinite(scores)

@@ -23,6 +23,7 @@ from benchcast import seeding
 from benchcast.data.answers import Answers, read_answers
 from benchcast.errors import ConfigError, DataError, did_you_mean
 from benchcast.methods import make_method
+from benchcast.methods.base import check_scores
 from benchcast.new_model.facts import first_fit_seconds
 from benchcast.new_model.fits import (
     DEFAULT_FOLDS,
@@ -69,6 +70,7 @@ def stored_fit(
     calibration folds on ``cores`` processes."""
     check_method(method, params)
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
+    check_scores(method, board.binary, f"the leaderboard {board.key}")
     fit = load_fit(board, method, params, budget, seed, data_dir, folds, log, need_pairs)
     if fit is None:
         with build_lock(fit_folder(data_dir, board, method, budget), log):
@@ -167,7 +169,9 @@ def select(
     """The next items ``method`` asks a new model for (all of a static method's core set); a fit
     built first calibrates on ``cores`` processes."""
     board, fit = stored_fit(dataset, method, budget, params, data_dir, seed, folds, log, cores)
-    return next_items(board, fit, read_answers(answers if answers is not None else {}, board.matrix.item_ids))
+    return next_items(
+        board, fit, read_answers(answers if answers is not None else {}, board.matrix.item_ids, board.binary)
+    )
 
 
 def check_count(given: Answers, budget: int) -> None:
@@ -220,7 +224,7 @@ def estimate(
     answers' ``selection_id`` was made with, else to the number of answers."""
     check_method(method, params)
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
-    given = read_answers(answers, board.matrix.item_ids)
+    given = read_answers(answers, board.matrix.item_ids, board.binary)
     if not given.scores:
         raise DataError(given.source, "(entries)", "no answers", "answer the items `benchcast select` wrote")
     if budget is None:

@@ -18,6 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from benchcast.errors import ConfigError
+from benchcast.methods import REGISTRY
+from benchcast.methods.base import UNIT
 from benchcast.new_model.api import check_method, stored_fit
 from benchcast.new_model.fits import DEFAULT_FOLDS
 from benchcast.new_model.leaderboard import Leaderboard, load_leaderboard
@@ -67,6 +69,8 @@ def choose_method(
     for name in names:
         check_method(name, None)
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
+    if not candidates and not board.binary:  # partial credit: the default candidates that take it
+        names = [name for name in names if REGISTRY[name].scores == UNIT]
     rows = []
     for name in names:
         board, fit = stored_fit(board, name, budget, None, data_dir, seed, folds, log, cores)

@@ -153,7 +153,7 @@ def compare(
     verdict. ``answers``: a model's name -> its answers (what ``estimate`` takes)."""
     check_method(method, params)
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
-    named = {str(name): read_answers(given, board.matrix.item_ids) for name, given in answers.items()}
+    named = {str(name): read_answers(given, board.matrix.item_ids, board.binary) for name, given in answers.items()}
     _check_models(named)
     first = next(iter(named.values()))
     if budget is None:

@@ -1,12 +1,13 @@
 """The leaderboard a new model is placed in: a catalog dataset the workflow ingested, or a user's
 own models x items matrix (CSV or Parquet whose first column, ``model_id``, names the models and
-whose other columns are item ids holding 0/1 scores). Both are read into a
+whose other columns are item ids holding scores in [0, 1]: 0/1, or partial credit). Both are read into a
 :class:`~benchcast.data.item_level.ResponseMatrix` and checked the same way; the checksum ties a
 stored fit and a selection to the exact matrix they were made from.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,13 +19,16 @@ import pyarrow.parquet as pq
 
 from benchcast.data.catalog import DEFAULT_CATALOG
 from benchcast.data.csv_matrix import read_csv_matrix, read_header
-from benchcast.data.item_level import ResponseMatrix, load_response_matrix, validate_binary
+from benchcast.data.item_level import ResponseMatrix, load_response_matrix, validate_binary, validate_unit_scores
 from benchcast.data.raw_files import sha256_of
 from benchcast.errors import DataError, did_you_mean
 from benchcast.new_model import board_cache
 
 #: a user's matrix, as every message and help text says it
-MATRIX_FORM = "a CSV or Parquet file whose first column, model_id, names the models and whose other columns are item ids holding 0/1 scores"
+MATRIX_FORM = (
+    "a CSV or Parquet file whose first column, model_id, names the models and whose other columns are item ids "
+    "holding scores in [0, 1] (0/1, or partial credit)"
+)
 
 #: names the model column of a user's matrix may have (``model`` is what ``benchcast plan`` read first)
 MODEL_COLUMNS = ("model_id", "model")
@@ -39,12 +43,20 @@ class Leaderboard:
     #: a user's file read from the file itself: stores its bits for the next calls (see remember)
     unstored: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
+    @functools.cached_property
+    def binary(self) -> bool:
+        """Every score is 0 or 1 (a stored board of bits is); else some are partial credit, which
+        only the methods whose estimator takes them accept (:func:`benchcast.methods.base.check_scores`)."""
+        from benchcast.methods.base import is_binary
+
+        return isinstance(self.matrix, board_cache.PackedResponseMatrix) or is_binary(self.matrix.scores)
+
     def remember(self) -> None:
         """Store a user's matrix as bits (:mod:`benchcast.new_model.board_cache`) so that later
         calls on the same file bytes skip parsing it; called once a command has used it for a fit,
         so that bad input elsewhere in a call leaves nothing behind. A read-only data folder is
         not an error: every call then reads the file."""
-        if self.unstored is not None:
+        if self.unstored is not None and self.binary:  # bits hold 0/1 only: partial credit is read each call
             try:
                 self.unstored()
             except (OSError, DataError):  # (a file that cannot be made is a DataError naming it)
@@ -87,7 +99,7 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
             path,
             "header",
             f"the first column is {header[0] if header else None!r}",
-            "make the first column `model_id` (one row per model) and the others item ids holding 0/1 scores",
+            "make the first column `model_id` (one row per model) and the others item ids holding scores in [0, 1]",
         )
     if frame is None:
         table = read_csv_matrix(path, orientation="models_by_items", model_column=header[0], booleans=True)
@@ -99,14 +111,16 @@ def _read_user_matrix(path: Path) -> ResponseMatrix:
             for j, column in enumerate(frame.columns[1:]):
                 scores[:, j] = column.to_numpy(zero_copy_only=False)
         except (TypeError, ValueError, pa.ArrowException):
-            raise DataError(path, "scores", "a cell is not a number", "store 0/1 scores in every item column") from None
+            raise DataError(
+                path, "scores", "a cell is not a number", "store a score in [0, 1] in every item column"
+            ) from None
     _check_ids(names, path, "model", header[0])
     _check_ids(items, path, "item", "header")
     if len(names) < 2 or len(items) < 2:
         raise DataError(
             path, "shape", f"{len(names)} models x {len(items)} items", "give at least 2 models and 2 items"
         )
-    validate_binary(scores, path)
+    validate_unit_scores(scores, path)
     return ResponseMatrix(path.stem, np.ascontiguousarray(scores), names, names, items, ["all"] * len(items))
 
 

@@ -58,11 +58,14 @@ def test_bad_input_names_the_entry_and_the_fix(leaderboard, capsys, args, messag
     assert message in err and "Fix:" in err
 
 
-def test_non_binary_scores_are_refused(tmp_path, capsys):
+def test_partial_credit_and_scores_outside_0_1_are_refused(tmp_path, capsys):
     path = tmp_path / "bad.csv"
     path.write_text("model,q1,q2\nm1,1,0\nm2,0.5,1\n")
     assert main(["plan", str(path), "--size", "1"]) == 2
-    assert "is not 0/1" in capsys.readouterr().err
+    assert "benchcast plan counts items for 0/1 scores only" in capsys.readouterr().err
+    path.write_text("model,q1,q2\nm1,1,0\nm2,2,1\n")
+    assert main(["plan", str(path), "--size", "1"]) == 2
+    assert "is not a score in [0, 1]" in capsys.readouterr().err
 
 
 def test_missing_dataset_folder(tmp_path, capsys):

@@ -252,14 +252,14 @@ def test_bad_answers_stop_with_the_file_the_entry_and_the_fix_and_write_nothing(
     assert "unknown method 'no_such'" in err and not (tmp_path / "x.csv").exists()
 
 
-def test_a_users_matrix_needs_model_id_first_and_0_1_scores(tmp_path, capsys):
+def test_a_users_matrix_needs_model_id_first_and_scores_in_0_1(tmp_path, capsys):
     path = tmp_path / "m.csv"
     pd.DataFrame({"name": ["a", "b", "c"], "q1": [1, 0, 1], "q2": [0, 0, 1]}).to_csv(path, index=False)
     assert "make the first column `model_id`" in bad(
         capsys, "select", path, "--method", "random_sampling", "--budget", 1, "--out", tmp_path / "o.csv"
     )
-    pd.DataFrame({"model_id": ["a", "b", "c"], "q1": [1, 0, 1], "q2": [0, 0.5, 1]}).to_csv(path, index=False)
-    assert "is not 0/1" in bad(
+    pd.DataFrame({"model_id": ["a", "b", "c"], "q1": [1, 0, 1], "q2": [0, 1.5, 1]}).to_csv(path, index=False)
+    assert "is not a score in [0, 1]" in bad(
         capsys, "select", path, "--method", "random_sampling", "--budget", 1, "--out", tmp_path / "o.csv"
     )
     pd.DataFrame({"model_id": ["a", "a", "c"], "q1": [1, 0, 1], "q2": [0, 0, 1]}).to_csv(path, index=False)
