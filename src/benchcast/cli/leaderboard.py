@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
         "--metric",
         action="append",
         metavar="[TASK=]METRIC",
-        help="the 0/1 metric of every task, or of one task (repeatable); default: the first metric the log lists",
+        help="the metric of every task, or of one task (repeatable): 0/1, or partial credit in [0, 1] such as f1; default: the first metric the log lists",
     )
     h.add_argument(
         "--filter",

@@ -232,7 +232,7 @@ def validate_binary(scores: np.ndarray, path: str | Path) -> None:
             path,
             f"scores[{i}, {j}]",
             f"{int(bad_nan.sum())} NaN/inf values where binary scores are required",
-            "drop or re-evaluate those models/items, or mark the dataset kind as probability",
+            "drop or re-evaluate those models/items",
         )
     nonbin = (scores != 0) & (scores != 1)
     if nonbin.any():
@@ -241,7 +241,8 @@ def validate_binary(scores: np.ndarray, path: str | Path) -> None:
             path,
             f"scores[{i}, {j}]",
             f"value {scores[i, j]!r} is not 0/1 ({int(nonbin.sum())} such cells)",
-            "binarize the dump (correct = 1) or mark the dataset kind as probability",
+            "binarize the dump (correct = 1): the studies run on 0/1 datasets; a leaderboard of partial credit "
+            "goes to benchcast select / estimate as a CSV or Parquet file",
         )
 
 

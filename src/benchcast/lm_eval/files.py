@@ -94,10 +94,13 @@ def _score(line: dict, metric: str, file: Path, n: int) -> float:
     value = line[metric]
     if isinstance(value, bool):
         return float(value)
-    if isinstance(value, int | float) and value in (0, 1):
+    if isinstance(value, int | float) and 0 <= value <= 1:  # 0/1, or partial credit (F1, a normalised ROUGE)
         return float(value)
     raise DataError(
-        file, f"line {n}", f"{metric} is {value!r}, not 0 or 1", f"score the task by a 0/1 metric ({metric} per item)"
+        file,
+        f"line {n}",
+        f"{metric} is {value!r}, not a score in [0, 1]",
+        f"score the task by a metric in [0, 1] per item (0/1, or partial credit such as f1); {metric} is not one",
     )
 
 

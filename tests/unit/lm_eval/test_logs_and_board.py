@@ -193,9 +193,13 @@ BAD = {
         _edit(lambda ls, lab, t: [{k: v for k, v in x.items() if k != "acc_norm"} for x in ls]),
         "has no 'acc_norm'",
     ),
-    "the metric not 0/1": (
+    "the metric partial credit against a 0/1 leaderboard": (
         _edit(lambda ls, lab, t: [{**x, "acc_norm": 0.5} for x in ls]),
-        "acc_norm is 0.5, not 0 or 1",
+        "score 0.5 is not 0 or 1",
+    ),
+    "the metric outside [0, 1]": (
+        _edit(lambda ls, lab, t: [{**x, "acc_norm": 1.5} for x in ls]),
+        "acc_norm is 1.5, not a score in [0, 1]",
     ),
     "two lines that disagree": (_edit(_disagree), "is logged again with another acc_norm"),
     "two models in one folder": (_two_models, "logs of 2 models"),
@@ -259,7 +263,7 @@ def test_board_missing_items_are_refused_or_dropped_as_asked(tmp_path, capsys):
     assert pd.read_parquet(out).shape == (6, 31)
 
 
-def test_board_refuses_a_model_in_two_folders_and_a_non_binary_metric(tmp_path, capsys):
+def test_board_refuses_a_model_in_two_folders_and_a_metric_outside_0_1(tmp_path, capsys):
     scores, hmap = toy_scores(n_models=3), toy_map()
     for i in range(3):
         write_logs(tmp_path / "zoo", f"m{i}", dict(enumerate(scores[i])), hmap, np.random.default_rng(i))
@@ -279,9 +283,15 @@ def test_board_refuses_a_model_in_two_folders_and_a_non_binary_metric(tmp_path, 
     )
     assert "model 'm0' is also in" in capsys.readouterr().err
     path = tmp_path / "zoo" / "m1" / f"samples_quiz_a_{STAMP}.jsonl"
-    _write(path, [{**x, "acc_norm": 0.25} for x in _lines(path)])
+    _write(path, [{**x, "acc_norm": 1.25} for x in _lines(path)])
     assert main(["leaderboard", "from-lm-eval", str(tmp_path / "zoo"), "--out", str(tmp_path / "b.parquet")]) == 2
-    assert "acc_norm is 0.25, not 0 or 1" in capsys.readouterr().err
+    assert "acc_norm is 1.25, not a score in [0, 1]" in capsys.readouterr().err
+    assert not (tmp_path / "b.parquet").exists()
+    _write(path, [{**x, "acc_norm": 0.25} for x in _lines(path)])  # partial credit: a board of it
+    assert main(["leaderboard", "from-lm-eval", str(tmp_path / "zoo"), "--out", str(tmp_path / "b.parquet")]) == 0
+    board = pd.read_parquet(tmp_path / "b.parquet")
+    m1 = board.set_index("model_id").loc["m1"]
+    assert (m1[[c for c in m1.index if c.startswith("quiz_a/")]] == 0.25).all()
 
 
 def test_metric_and_filter_options_choose_what_counts(tmp_path, capsys):
