@@ -32,6 +32,15 @@ class UnsafePickleError(DataError):
     """A pickle asked for a class outside the allow-list (or is not a pickle we understand)."""
 
 
+def refuse_cells(bad, values, path: str | Path, field: str, problem: str, fix: str) -> None:
+    """A :class:`DataError` naming the first cell ``[i, j]`` of a matrix where ``bad`` (a boolean
+    array) holds, if any: ``problem`` is formatted with that cell's ``value`` and the ``count`` of
+    such cells."""
+    if bad.any():
+        i, j = (int(axis[0]) for axis in bad.nonzero())
+        raise DataError(path, f"{field}[{i}, {j}]", problem.format(value=values[i, j], count=int(bad.sum())), fix)
+
+
 class ConfigError(BenchcastError, ValueError):
     """Bad configuration: unknown dataset or method, inconsistent parameters."""
 

@@ -38,7 +38,7 @@ from benchcast.data.harness_identity import METADATA_KEY, catalog_columns
 from benchcast.data.io import write_parquet_atomic
 from benchcast.data.option_probs import read_option_dumps
 from benchcast.data.safe_pickle import safe_load
-from benchcast.errors import ConfigError, DataError
+from benchcast.errors import ConfigError, DataError, refuse_cells
 
 
 @dataclass
@@ -211,39 +211,36 @@ def read_raw_item_matrix(
 def validate_unit_scores(scores: np.ndarray, path: str | Path) -> None:
     """A user's leaderboard: every score finite and in [0, 1] (0/1 for right/wrong, or partial credit:
     F1, a normalised ROUGE; :attr:`benchcast.methods.Method.scores` says which methods take which)."""
-    bad = ~np.isfinite(scores) | (scores < 0) | (scores > 1)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise DataError(
-            path,
-            f"scores[{i}, {j}]",
-            f"value {scores[i, j]!r} is not a score in [0, 1] ({int(bad.sum())} such cells)",
-            "give each item's score as 1 (right), 0 (wrong) or partial credit between them (a metric out of "
-            "100 divided by 100); leave no cell empty",
-        )
+    refuse_cells(
+        ~np.isfinite(scores) | (scores < 0) | (scores > 1),
+        scores,
+        path,
+        "scores",
+        "value {value!r} is not a score in [0, 1] ({count} such cells)",
+        "give each item's score as 1 (right), 0 (wrong) or partial credit between them (a metric out of 100 "
+        "divided by 100); leave no cell empty",
+    )
 
 
 def validate_binary(scores: np.ndarray, path: str | Path) -> None:
     """Scores must be finite and exactly 0/1 (P-IRT/GP-IRT and eq. 4 assume binary accuracy)."""
-    bad_nan = ~np.isfinite(scores)
-    if bad_nan.any():
-        i, j = np.argwhere(bad_nan)[0]
-        raise DataError(
-            path,
-            f"scores[{i}, {j}]",
-            f"{int(bad_nan.sum())} NaN/inf values where binary scores are required",
-            "drop or re-evaluate those models/items",
-        )
-    nonbin = (scores != 0) & (scores != 1)
-    if nonbin.any():
-        i, j = np.argwhere(nonbin)[0]
-        raise DataError(
-            path,
-            f"scores[{i}, {j}]",
-            f"value {scores[i, j]!r} is not 0/1 ({int(nonbin.sum())} such cells)",
-            "binarize the dump (correct = 1): the studies run on 0/1 datasets; a leaderboard of partial credit "
-            "goes to benchcast select / estimate as a CSV or Parquet file",
-        )
+    refuse_cells(
+        ~np.isfinite(scores),
+        scores,
+        path,
+        "scores",
+        "{count} NaN/inf values where binary scores are required",
+        "drop or re-evaluate those models/items",
+    )
+    refuse_cells(
+        (scores != 0) & (scores != 1),
+        scores,
+        path,
+        "scores",
+        "value {value!r} is not 0/1 ({count} such cells)",
+        "binarize the dump (correct = 1): the studies run on 0/1 datasets; a leaderboard of partial credit "
+        "goes to benchcast select / estimate as a CSV or Parquet file",
+    )
 
 
 def resolve_model_ids(

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from benchcast.data.safe_pickle import safe_load_npy
-from benchcast.errors import DataError
+from benchcast.errors import DataError, refuse_cells
 
 _LABEL_FIX = "use the gt_label.npy of the same benchmark and commit as the probability files"
 
@@ -109,15 +109,14 @@ def score_options(probs: np.ndarray, labels: np.ndarray, path: str | Path) -> Op
                 )
             p_correct[i, j] = option[gold[j]]
             correct[i, j] = int(np.argmax(option)) == gold[j]
-    bad = ~np.isfinite(p_correct) | (p_correct < 0) | (p_correct > 1)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise DataError(
-            path,
-            f"[{i}, {j}]",
-            f"gold-option value {p_correct[i, j]!r} is not a probability in [0, 1] ({int(bad.sum())} such cells)",
-            "export option probabilities (softmax of the option log-likelihoods), not raw scores",
-        )
+    refuse_cells(
+        ~np.isfinite(p_correct) | (p_correct < 0) | (p_correct > 1),
+        p_correct,
+        path,
+        "",
+        "gold-option value {value!r} is not a probability in [0, 1] ({count} such cells)",
+        "export option probabilities (softmax of the option log-likelihoods), not raw scores",
+    )
     return OptionScores(correct=correct.astype(np.float64), p_correct=p_correct)
 
 
