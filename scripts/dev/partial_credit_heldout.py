@@ -72,11 +72,9 @@ def main(argv: list[str] | None = None) -> int:
                 row.update(method=method, budget=budget, seconds=round(time.perf_counter() - t0, 1))
                 print(row, flush=True)
                 rows.append(row)
-    table = pd.DataFrame(rows)
-    table.insert(
-        0, "leaderboard", f"{args.dataset}, {args.parts} items per partial-credit item: {n_models} x {n_items}"
-    )
-    table.to_csv(args.out, index=False)
+                table = pd.DataFrame(rows)  # written after every cell: a stopped run keeps what it measured
+                table.insert(0, "leaderboard", f"{args.dataset}, {args.parts} parts per item: {n_models} x {n_items}")
+                table.to_csv(args.out, index=False)
     print(table.to_markdown(index=False, floatfmt=".3g"))
     return 0
 
