@@ -98,10 +98,14 @@ def run(args) -> int:
         nxt = next_round_name(out, so_far)
         then = command_line("select", args, sel.budget, [*so_far, out], "--out", nxt)
         then += f"\n(adaptive: {args.method} asks in rounds; keep every round's file in --answers)"
+    how = (
+        "1 (correct) or 0 (wrong)"
+        if board.binary
+        else "each item's score in [0, 1] (this leaderboard's partial credit)"
+    )
     print(
         f"wrote {len(items)} items to {out} (selection {sel.selection_id}; {sel.answered} answered before, "
-        f"budget {sel.budget}). Run the model on them, write 1 (correct) or 0 (wrong) in the score column, "
-        f"then:\n  {then}"
+        f"budget {sel.budget}). Run the model on them, write {how} in the score column, then:\n  {then}"
     )
     return 0
 

@@ -37,6 +37,7 @@ def test_select_answer_estimate_with_partial_credit(board, tmp_path):
     common = ["--method", "random_sampling", "--budget", "15", "--data-dir", str(tmp_path / "d"), "--folds", "4"]
     sel = benchcast("select", str(path), *common, "--out", "answers.csv", cwd=tmp_path)
     assert sel.returncode == 0, sel.stderr
+    assert "write each item's score in [0, 1]" in sel.stdout, sel.stdout
     asked = pd.read_csv(tmp_path / "answers.csv")
     row = scores[3]  # model m3 answers as a new model would
     asked["score"] = [row[int(item[1:])] for item in asked.item_id]
@@ -107,3 +108,18 @@ def test_partial_answers_against_a_zero_one_leaderboard_and_out_of_range_answers
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
         assert says in proc.stderr and "a.csv" in proc.stderr, proc.stderr
         assert not (tmp_path / "e.json").exists()
+
+
+def test_compare_two_models_of_partial_credit(board, tmp_path):
+    """Two models' partial answers on one selection: a paired difference and its verdict."""
+    path, scores = board
+    common = ["--method", "aipw", "--budget", "20", "--data-dir", "d", "--folds", "4"]
+    assert benchcast("select", str(path), *common, "--out", "items.csv", cwd=tmp_path).returncode == 0
+    items = pd.read_csv(tmp_path / "items.csv")
+    for name, row in (("a.csv", scores[3]), ("b.csv", scores[7])):
+        items.assign(score=[row[int(i[1:])] for i in items.item_id]).to_csv(tmp_path / name, index=False)
+    proc = benchcast(
+        "compare", str(path), *common, "--answers", "a.csv", "--answers", "b.csv", "--out", "c.json", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "b - a = " in proc.stdout and "90% paired interval" in proc.stdout, proc.stdout
