@@ -19,7 +19,7 @@ DEFAULT_FOLDS = 10
 
 
 #: what a DATASET argument is (select, estimate, plan), in the README's words
-DATASET_HELP = "a catalog dataset (ingested under --data-dir), or a models x items CSV/Parquet (first column model_id, then one 0/1 column per item)"
+DATASET_HELP = "a catalog dataset (ingested under --data-dir), or a models x items CSV/Parquet (first column model_id, then one column per item: scores in [0, 1], 0/1 or partial credit)"
 
 
 def positive_int(text: str) -> int:

@@ -8,7 +8,7 @@
 
 ``DATASET`` is a catalog dataset ingested under ``--data-dir`` (default ``results``: its
 ``data/<dataset>/`` tables) or the path of your own models x items matrix (CSV/Parquet, first
-column ``model_id``, other columns item ids, 0/1 scores). Adaptive methods (``tailoredbench``)
+column ``model_id``, other columns item ids, scores in [0, 1]: 0/1, or partial credit). Adaptive methods (``tailoredbench``)
 select in batches: run ``select`` again with ``--answers`` (the answers so far) until it says
 the selection is complete. The first call for a dataset, method and budget builds the fit and
 its calibration under ``<data-dir>/models/`` (the workflow's ``heldout_intervals`` study builds them ahead).
