@@ -71,6 +71,11 @@ def test_heldout_tables_and_the_command_lines_seconds(finished):
         finished / "results" / "runs" / "heldout_intervals" / "toy" / "tailoredbench" / "n=20.parquet"
     )
     assert (rows.batches == 2).all() and "select_seconds" not in rows.columns  # timings kept apart
+    auto = pd.read_csv(tables / "auto.csv")  # --method auto held out of its own choice
+    assert auto.candidates.tolist() == ["default", "every"] and (auto.models == 40).all()
+    assert (auto.auto_mae >= auto.best_mae).all() and set(auto.best_method) <= {"random_sampling", "tailoredbench"}
+    added = pd.read_csv(tables / "auto_speed.csv")
+    assert (added.first_fit_seconds_added >= 0).all() and "first_fit_seconds_added" not in auto.columns
 
 
 def test_the_command_line_reads_the_workflows_fit_as_it_is(finished):

@@ -6,16 +6,17 @@ from threadpoolctl import threadpool_limits
 from benchcast.data.item_level import write_parquet_atomic
 from benchcast.new_model.leaderboard import load_leaderboard
 from benchcast.studies.heldout_intervals.heldout import TIMING_COLUMNS, heldout, summarise
-from benchcast.studies.heldout_intervals.pairs import PAIR_COLUMNS, summarise_pairs
+from benchcast.studies.heldout_intervals.pairs import PAIR_COLUMNS, family_keys, summarise_pairs
 from benchcast.workflow.support import job_logger
 
 log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params
 board = load_leaderboard(w.dataset, Path(snakemake.input.models).parents[2])
+families = family_keys(pd.read_parquet(snakemake.input.models), board.matrix.model_ids)
 pairs = []
 with threadpool_limits(1):
     rows = heldout(
-        board, w.method, p.method_params, int(w.budget), p.seed, p.folds, p.heldout_folds, p.level, log, pairs
+        board, w.method, p.method_params, int(w.budget), p.seed, p.folds, p.heldout_folds, p.level, log, pairs, families
     )
 pairs = pd.DataFrame(pairs, columns=PAIR_COLUMNS)
 write_parquet_atomic(pairs, snakemake.output.pairs)

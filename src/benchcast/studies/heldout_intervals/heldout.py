@@ -2,7 +2,10 @@
 model once, through the same functions the command line calls.
 
 The models are dealt into ``outer_folds`` folds (seed stream ``deploy:heldout``: seed streams keep
-their first names, so that outputs keep their bytes). For each fold, the leaderboard without it is what a user would have: its stored fit and calibration are built
+their first names, so that outputs keep their bytes); where the leaderboard names families
+(:func:`~benchcast.studies.heldout_intervals.pairs.family_keys`), a family is dealt into one fold, so
+that its members are held out together, as two checkpoints of a user's own model are new together
+(:func:`deal_folds`). For each fold, the leaderboard without it is what a user would have: its stored fit and calibration are built
 exactly as the command line builds them (:func:`benchcast.new_model.fits.build_fit`, written and read
 back), then each model of the fold answers the items :func:`~benchcast.new_model.api.next_items`
 selects, batch by batch, from its own row, and :func:`~benchcast.new_model.api.estimate_from` gives
@@ -62,6 +65,32 @@ def fold_seed(seed: int, fold: int) -> int:
     return int(seeding.rng(seed, fold, "deploy:heldout-seed").integers(2**31 - 1))
 
 
+def deal_folds(n_models: int, outer: int, seed: int, families=None) -> np.ndarray:
+    """Each model's held-out fold: the models in the order of a permutation (stream
+    ``deploy:heldout``), dealt in turn; a model whose family (``families[i]``, None for none) was
+    dealt already joins its fold. Without families, the ``p``-th model of the permutation goes to fold
+    ``p % outer``."""
+    order = seeding.rng(seed, 0, "deploy:heldout").permutation(
+        n_models
+    )  # (the label's first name: it decides the bytes)
+    fold_of = np.empty(n_models, dtype=np.int64)
+    if families is None:
+        fold_of[order] = np.arange(n_models) % outer
+        return fold_of
+    dealt: dict[str, int] = {}
+    turn = 0
+    for i in order.tolist():
+        key = families[i]
+        if key is not None and key in dealt:
+            fold_of[i] = dealt[key]
+            continue
+        fold_of[i] = turn % outer
+        turn += 1
+        if key is not None:
+            dealt[key] = int(fold_of[i])
+    return fold_of
+
+
 def play_new_model(board: Leaderboard, fit, row: np.ndarray, level: float) -> dict:
     """One model answering from ``row`` whatever is selected, batch by batch, then estimated."""
     item_ids = board.matrix.item_ids
@@ -94,17 +123,19 @@ def heldout(
     level: float,
     log=print,
     pairs_out: list | None = None,
+    families=None,
 ) -> pd.DataFrame:
-    """One row per model of ``board``: its estimate, interval and truth when held out (module doc).
+    """One row per model of ``board``: its estimate, interval and truth when held out (module doc),
+    and ``calibration_mae``, the mean absolute error over the calibration rows of the fit it was
+    estimated with (what ``--method auto`` compares, :mod:`benchcast.new_model.auto`).
     With ``pairs_out`` (a list), every pair of one held-out fold's models is compared as
     ``benchcast compare`` compares two new models, and each pair's row appended to it
-    (:func:`benchcast.studies.heldout_intervals.pairs.fold_pairs`)."""
+    (:func:`benchcast.studies.heldout_intervals.pairs.fold_pairs`). ``families``: each model's family
+    or None (:func:`deal_folds`)."""
     scores, ids = board.matrix.scores, board.matrix.model_ids
     n_models = len(ids)
     outer = min(int(outer_folds), n_models)
-    fold_of = np.empty(n_models, dtype=np.int64)
-    # (the label's first name: it decides the bytes)
-    fold_of[seeding.rng(seed, 0, "deploy:heldout").permutation(n_models)] = np.arange(n_models) % outer
+    fold_of = deal_folds(n_models, outer, seed, families)
     rows = []
     with tempfile.TemporaryDirectory(prefix="benchcast-heldout-") as work:
         for f in range(outer):
@@ -114,10 +145,14 @@ def heldout(
             build_fit(sub, method, params, budget, user_seed, folds, work, log=lambda s: None)
             fit = load_fit(sub, method, params, budget, user_seed, work, folds)  # read back, as the CLI does
             fit_seconds = time.perf_counter() - t0
+            calibration_mae = float((fit.calibration["estimate"] - fit.calibration["truth"]).abs().mean())
             members = []
             for i in np.flatnonzero(fold_of == f):
                 r = play_new_model(sub, fit, scores[i], level)
-                members.append({"model_id": ids[i], "truth": float(scores[i].mean()), "row": scores[i], **r})
+                family = None if families is None else families[i]
+                members.append(
+                    {"model_id": ids[i], "truth": float(scores[i].mean()), "row": scores[i], "family": family, **r}
+                )
                 rows.append(
                     {
                         "model_id": ids[i],
@@ -126,6 +161,7 @@ def heldout(
                         "truth": float(scores[i].mean()),
                         **{k: r[k] for k in ("estimate", "lower", "upper", "conformal_lower", "conformal_upper")},
                         **{k: r[k] for k in ("items_used", "batches")},
+                        "calibration_mae": calibration_mae,
                         **{k: r[k] for k in ("select_seconds", "estimate_seconds")},
                         "fit_seconds": fit_seconds,
                     }

@@ -98,7 +98,13 @@ class Jobs:
         return [pattern.format(dataset=c.dataset, method=c.method, budget=c.budget) for c in self.cells]
 
     def tables(self) -> dict[str, str]:
-        return {"heldout": f"{TABLES}/heldout.csv", "speed": f"{TABLES}/speed.csv", "paired": f"{TABLES}/paired.csv"}
+        return {
+            "heldout": f"{TABLES}/heldout.csv",
+            "speed": f"{TABLES}/speed.csv",
+            "paired": f"{TABLES}/paired.csv",
+            "auto": f"{TABLES}/auto.csv",
+            "auto_speed": f"{TABLES}/auto_speed.csv",
+        }
 
     def final_outputs(self) -> list[str]:
         return [*self.paths(FIT), *self.tables().values()]

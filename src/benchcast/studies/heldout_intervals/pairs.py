@@ -9,7 +9,10 @@ has). Three kinds of pairs are summarised: **all** pairs of a fold; **nearest** 
 with the fold's model closest to it by full-benchmark score (a few points apart, or less, but
 answering many items differently); and **alike** pairs, each model with the fold's model whose
 answers over the whole benchmark differ from its own on the fewest items (what two checkpoints of one
-model are: close in score *and* in what they get right). Coverage is the share of pairs whose interval holds the true difference; a **verdict** is
+model are: close in score *and* in what they get right); and **family** pairs, two models of one
+family as the leaderboard names it (:func:`family_keys`: one organisation, architecture and size, as
+a base model and its chat, instruct or long-context versions), held out together (the held-out test
+deals a family into one fold). Coverage is the share of pairs whose interval holds the true difference; a **verdict** is
 an interval that excludes zero, and it is right when its sign is the true difference's.
 """
 
@@ -36,7 +39,11 @@ PAIR_COLUMNS = [
     "shared",
     "nearest",
     "alike",
+    "family",
 ]
+
+#: the model metadata that names a family (the Open LLM Leaderboard's; HELM's boards have none)
+FAMILY_FIELDS = ("organization", "architecture", "params_b")
 
 
 def nearest_pairs(distance: np.ndarray) -> set[tuple[int, int]]:
@@ -47,10 +54,20 @@ def nearest_pairs(distance: np.ndarray) -> set[tuple[int, int]]:
     return {(min(i, j), max(i, j)) for i, j in enumerate(np.argmin(distance, axis=1).tolist())}
 
 
+def family_keys(models: pd.DataFrame, model_ids) -> list[str | None]:
+    """Each of ``model_ids``' family in ``models`` (a dataset's ``models.parquet``): its organisation,
+    architecture and size in billions of parameters, or None when the table lacks any of them."""
+    if not set(FAMILY_FIELDS) <= set(models.columns):
+        return [None] * len(model_ids)
+    known = models.dropna(subset=list(FAMILY_FIELDS)).drop_duplicates("model_id").set_index("model_id")
+    keys = {i: f"{r.organization}|{r.architecture}|{float(r.params_b):g}" for i, r in known.iterrows()}
+    return [keys.get(i) for i in model_ids]
+
+
 def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
     """Every pair of one held-out fold's ``members`` (dicts with ``model_id``, ``truth``,
     ``estimate``, ``answers``: item -> score, and ``row``: the model's scores on every item),
-    compared with ``fit``'s paired calibration."""
+    compared with ``fit``'s paired calibration; a member's ``family`` (optional) names its family."""
     if len(members) < 2:
         return []
     q = paired_quantile(fit.pairs, level)
@@ -80,6 +97,7 @@ def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
                     "shared": shared,
                     "nearest": (i, j) in close,
                     "alike": (i, j) in alike,
+                    "family": a.get("family") is not None and a.get("family") == b.get("family"),
                 }
             )
     return rows
@@ -105,11 +123,14 @@ def summarise_pairs(pairs: pd.DataFrame) -> dict:
 
 
 def paired_table(cells, frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """Per (dataset, method, budget) and kind of pairs (``all``, ``nearest``, ``alike``):
-    :func:`summarise_pairs`."""
+    """Per (dataset, method, budget) and kind of pairs (``all``, ``nearest``, ``alike`` and, where the
+    leaderboard names families, ``family``): :func:`summarise_pairs`."""
     rows = []
     for (dataset, method, budget), pairs in zip(cells, frames):
-        for kind, chosen in (("all", pairs), ("nearest", pairs[pairs.nearest]), ("alike", pairs[pairs.alike])):
+        kinds = [("all", pairs), ("nearest", pairs[pairs.nearest]), ("alike", pairs[pairs.alike])]
+        if "family" in pairs and pairs.family.any():
+            kinds.append(("family", pairs[pairs.family]))
+        for kind, chosen in kinds:
             rows.append(
                 {
                     "dataset": dataset,

@@ -1,0 +1,83 @@
+"""The held-out test of ``--method auto`` (:mod:`benchcast.new_model.auto`): its choice made in each
+held-out fold exactly as the command line makes it, and the error of what it chose on the fold's
+models, which neither the choice nor the fits saw.
+
+In fold ``f`` of the held-out test (:func:`benchcast.studies.heldout_intervals.heldout.heldout`) every
+method's fit on the other folds is what a user's leaderboard holds, and its calibration rows are the
+cross-validation ``auto`` compares (each row's ``calibration_mae``). Every method of one dataset and
+budget shares the folds and each fold's seed, so the candidate with the lowest ``calibration_mae``
+(ties: the earlier candidate) is ``auto``'s choice for that user, and its held-out estimates of the
+fold's models are ``auto``'s. The table sets that error beside the best single method's (the lowest
+held-out MAE of every method run, chosen *after* seeing the held-out errors: a bar no choice made
+beforehand can be sure to reach) and Random-Sampling's, for the default candidates and for every
+method run as candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from benchcast.new_model.auto import CANDIDATES
+
+
+def auto_rows(frames: dict[str, pd.DataFrame], candidates: Sequence[str]) -> pd.DataFrame:
+    """``auto``'s held-out rows over ``candidates`` (names in ``frames``: method -> held-out rows of one
+    dataset and budget, with ``fold``, ``estimate``, ``truth``, ``calibration_mae``): per fold, the
+    rows of the candidate with the lowest ``calibration_mae``, with a ``method`` column."""
+    names = [c for c in candidates if c in frames]
+    chosen = []
+    for fold in sorted(frames[names[0]].fold.unique()):
+        errors = [float(frames[c].loc[frames[c].fold == fold, "calibration_mae"].iloc[0]) for c in names]
+        best = names[int(np.argmin(errors))]  # argmin: the first of equal errors, as auto's order
+        chosen.append(frames[best][frames[best].fold == fold].assign(method=best))
+    return pd.concat(chosen, ignore_index=True)
+
+
+def _mae(rows: pd.DataFrame) -> float:
+    return float((rows.estimate - rows.truth).abs().mean())
+
+
+def auto_table(cells, frames: list[pd.DataFrame], fit_seconds: dict | None = None) -> pd.DataFrame:
+    """Per dataset and budget and candidate list (``default``: :data:`CANDIDATES` that were run;
+    ``every``: every method run): ``auto``'s held-out MAE, the methods it chose (with the number of
+    folds each), the best single method and its MAE, Random-Sampling's MAE, and the ratios. With
+    ``fit_seconds`` ((dataset, method, budget) -> seconds of a first fit with its calibration), the
+    seconds ``auto``'s first call adds: its candidates' first fits but the chosen one's (the largest
+    over folds' choices)."""
+    by_key: dict[tuple[str, int], dict[str, pd.DataFrame]] = {}
+    for (dataset, method, budget), rows in zip(cells, frames):
+        by_key.setdefault((dataset, int(budget)), {})[method] = rows
+    out = []
+    for (dataset, budget), methods in by_key.items():
+        single = {m: _mae(r) for m, r in methods.items()}
+        best = min(single, key=lambda m: (single[m], m))
+        for label, candidates in (("default", [c for c in CANDIDATES if c in methods]), ("every", list(methods))):
+            if not candidates:
+                continue
+            rows = auto_rows(methods, candidates)
+            chose = rows.groupby("method", sort=False).fold.nunique()
+            mae = _mae(rows)
+            random = single.get("random_sampling", float("nan"))
+            entry = {
+                "dataset": dataset,
+                "budget": budget,
+                "candidates": label,
+                "n_candidates": len(candidates),
+                "models": len(rows),
+                "auto_mae": mae,
+                "chosen": "; ".join(f"{m} ({k} folds)" for m, k in chose.items()),
+                "best_method": best,
+                "best_mae": single[best],
+                "auto_over_best": mae / single[best] if single[best] > 0 else float("nan"),
+                "random_sampling_mae": random,
+                "auto_over_random_sampling": mae / random if random > 0 else float("nan"),
+            }
+            if fit_seconds is not None:
+                costs = {c: fit_seconds.get((dataset, c, budget), float("nan")) for c in candidates}
+                total = sum(costs.values())
+                entry["first_fit_seconds_added"] = max(total - costs[m] for m in chose.index)
+            out.append(entry)
+    return pd.DataFrame(out)
