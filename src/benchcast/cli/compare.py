@@ -45,6 +45,13 @@ def add_parser(sub) -> None:
         "--budget", type=int, help="the budget selected with (default: the selection_id's, else the number of answers)"
     )
     c.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
+    c.add_argument(
+        "--interval",
+        choices=["auto", "own", "conformal"],
+        default="auto",
+        help="the method's own paired interval (Random-Sampling's and AIPW's: the standard error of the two models' "
+        "answer differences on the core set) or split-conformal on held-out pairs; auto: its own where it has one",
+    )
     add_out(c, "also write the result as JSON here")
 
 
@@ -97,6 +104,7 @@ def run(args) -> int:
         folds=args.folds,
         log=log,
         cores=cores(args),
+        interval=args.interval,
     )
     if args.out:
         write_text_atomic(args.out, json.dumps(result, indent=1) + "\n")

@@ -53,8 +53,21 @@ class AIPW(Method):
         self.answers_ = y  # for standard_error(): computed on request, the workflow never asks
         return y.mean(axis=1) + correction
 
-    def standard_error(self) -> np.ndarray:
-        """The estimator's own standard error for each target of the last :meth:`estimate`:
+    def difference_standard_error(self, difference):
+        """The paired difference's standard error: the estimate is linear in the core set's answers
+        (the ridge's coefficients and intercept are, and eq. 3 adds means of its predictions), so the
+        difference of two models' estimates is the estimate of their answers' difference, and its
+        jackknife (:meth:`standard_error`) is that of ``difference``. Two models that answered the
+        core set alike have none (None): the jackknife of a zero difference is zero, which would
+        claim the difference on the items not asked is known exactly."""
+        d = np.asarray(difference, dtype=np.float64)
+        if not d.any():
+            return None
+        return float(self.standard_error(d[None, :])[0])
+
+    def standard_error(self, answers: np.ndarray | None = None) -> np.ndarray:
+        """The estimator's own standard error for each target of the last :meth:`estimate` (or of
+        ``answers``, targets x core-set items in its order):
         the delete-one jackknife (Tukey 1958) over the core set, with the finite-population
         factor of a core set drawn without replacement:
 
@@ -71,7 +84,7 @@ class AIPW(Method):
         All in the ``n``-dimensional dual (``X Xᵀ``), one ``(n-1)``-square solve per left-out
         item: ``O(n^4 + n^2 M)`` per call, shared by all targets.
         """
-        y = np.asarray(self.answers_, dtype=np.float64)  # (T, n)
+        y = np.asarray(self.answers_ if answers is None else answers, dtype=np.float64)  # (T, n)
         X, rest = self.features_core_, self.features_rest_
         n, n_rest = X.shape[0], rest.shape[0]
         if n < 3:

@@ -66,6 +66,14 @@ class Method:
         smaller sizes for this method rather than fail)."""
         return 1
 
+    def difference_standard_error(self, difference: np.ndarray) -> float | None:
+        """The estimator's own standard error of the difference of two models' estimates on one
+        selection, from ``difference``: the second model's answers minus the first's on the core set
+        ``self.coreset_``, in its order. Only an estimator linear in the answers (so that the
+        difference of two estimates is the estimate of the difference) with a variance of its own
+        has one; None: ``benchcast compare`` calibrates the pair's interval on held-out pairs."""
+        return None
+
 
 def is_binary(scores: np.ndarray) -> bool:
     """Every score is exactly 0 or 1."""

@@ -20,10 +20,29 @@ class RandomSampling(Method):
     def fit(self, source, budget, rng):
         check_budget(source, budget)
         self.coreset_ = random_coreset(source.shape[1], budget, rng)
+        self.n_items_ = int(source.shape[1])
         return self
 
     def estimate(self, oracle: Oracle, rng):
         return oracle.query(self.coreset_).mean(axis=1)
+
+    def difference_standard_error(self, difference):
+        """The paired difference's standard error: the mean of ``n`` per-item differences ``d`` of a
+        core set drawn without replacement from ``N`` items has variance ``(1 - n/N) var(d) / n``
+        (Cochran, *Sampling Techniques*, 3rd ed., Thm. 2.2). ``var(d)`` is taken with Agresti and
+        Min's pseudo-counts for matched pairs (Agresti & Min 2005, *Statistics in Medicine* 24:729,
+        Sec. 3: half an observation added to each cell of the 2x2 table, ``n + 2`` in all), so that
+        two models that answered the core set alike (``d = 0``: a plain Wald interval of width
+        zero) still get an interval for the items they did not answer; for scores in [0, 1] the
+        same pseudo-items ``+1``, ``-1`` (half each) and ``0`` (one). A fit stored before it kept
+        ``N`` has none (None)."""
+        d = np.asarray(difference, dtype=np.float64)
+        n, total = len(d), getattr(self, "n_items_", None)
+        if total is None:
+            return None
+        mean = d.sum() / (n + 2)
+        var = (np.square(d).sum() + 1.0) / (n + 2) - mean**2
+        return float(np.sqrt(max(0.0, 1.0 - n / total) * var / (n + 2)))
 
 
 @register("random_sampling_learn")

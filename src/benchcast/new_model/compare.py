@@ -19,6 +19,13 @@ calibration scores. The scale is that of a mean of ``d`` nonzero differences amo
 items (a model pair that answers alike is estimated alike, and the difference of their true scores
 is small): close pairs get narrow intervals, far apart pairs wide ones, at the same coverage.
 
+A method whose estimator is linear in the answers and has a variance of its own (Random-Sampling: a
+mean of the core set; AIPW: its jackknife; :meth:`benchcast.methods.base.Method.difference_standard_error`)
+gives the pair its **own** interval instead (``interval="auto"``, the default, as ``estimate``'s):
+the difference of the two estimates is the method's estimate of the two models' per-item answer
+differences on its core set, so its standard error is that of those differences, ``diff +- z se``.
+The conformal paired interval is reported beside it (``conformal_lower``, ``conformal_upper``).
+
 When an interval holds zero the verdict says so, with the smallest difference this method tells
 apart at this budget: MDAD (Yauney et al., "How Reliable is Language Model Micro-Benchmarking?",
 Section 3, Eq. 5) computed on the same held-out pairs (:mod:`benchcast.stats.mdad`: the first
@@ -28,15 +35,18 @@ Section 3, Eq. 5) computed on the same held-out pairs (:mod:`benchcast.stats.mda
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
 
 from benchcast.data.answers import Answers, read_answers
 from benchcast.errors import ConfigError, DataError
-from benchcast.new_model.api import budget_of_selection, check_count, check_method, estimate_from, stored_fit
+from benchcast.methods import REGISTRY
+from benchcast.methods.base import Method
+from benchcast.new_model.api import INTERVALS, budget_of_selection, check_count, check_method, estimate_from, stored_fit
 from benchcast.new_model.fits import DEFAULT_FOLDS, conformal_halfwidth
 from benchcast.new_model.leaderboard import Leaderboard, load_leaderboard
 from benchcast.stats.mdad import Binning, Criterion
@@ -81,6 +91,40 @@ def detectable_difference(pairs: pd.DataFrame, items: int, criterion: Criterion 
     pairs_per_bin = np.bincount(bins, minlength=n_bins)
     correct_per_bin = np.bincount(bins, weights=correct, minlength=n_bins).astype(np.int64)
     return criterion.of(pairs_per_bin, correct_per_bin)
+
+
+def has_own_paired_interval(method: str) -> bool:
+    """``method`` (a registry name) gives a pair of models an interval of its own (module docstring)."""
+    own = getattr(REGISTRY[method], "difference_standard_error", None)
+    return own is not None and own is not Method.difference_standard_error
+
+
+def own_difference_se(fit, first: Mapping, second: Mapping, item_ids: Sequence[str] | None = None) -> float | None:
+    """The fitted method's own standard error of ``second - first`` (answers ``{item: score}``, an
+    item its column in the leaderboard, or its id in ``item_ids`` where given) from their differences
+    on its core set; None where it has none, or where either model did not answer its whole core set."""
+    core = getattr(fit.method, "coreset_", None)
+    if core is None or not has_own_paired_interval(fit.meta["method"]):
+        return None
+    items = np.asarray(core).tolist() if item_ids is None else [item_ids[j] for j in np.asarray(core).tolist()]
+    if any(item not in first or item not in second for item in items):
+        return None
+    return fit.method.difference_standard_error(np.array([second[i] - first[i] for i in items], dtype=np.float64))
+
+
+def paired_intervals(
+    fit, first: Mapping, second: Mapping, diff: float, q: float, level: float, interval: str, item_ids=None
+) -> tuple[float, float, float, float, bool]:
+    """``(lower, upper, conformal_lower, conformal_upper, own)``: the pair's interval (its method's own
+    where ``interval`` allows and it has one, else the conformal one) and the conformal one; answers
+    keyed as :func:`own_difference_se` takes them."""
+    differing, _ = differing_on_shared(first, second)
+    c_lower, c_upper = paired_interval(diff, differing, q)
+    se = own_difference_se(fit, first, second, item_ids) if interval != "conformal" else None
+    if se is None:
+        return c_lower, c_upper, c_lower, c_upper, False
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    return max(-1.0, diff - z * se), min(1.0, diff + z * se), c_lower, c_upper, True
 
 
 def differing_on_shared(a: Mapping, b: Mapping) -> tuple[float, int]:
@@ -147,11 +191,22 @@ def compare(
     folds: int = DEFAULT_FOLDS,
     log=print,
     cores: int = 1,
+    interval: str = "auto",
 ) -> dict:
     """Each model's estimate (as :func:`benchcast.new_model.estimate` gives it) and every pair's
     difference ``second - first`` (in the order given) with a ``level`` paired interval and a
-    verdict. ``answers``: a model's name -> its answers (what ``estimate`` takes)."""
+    verdict. ``answers``: a model's name -> its answers (what ``estimate`` takes). ``interval``:
+    ``own`` (the method's own paired interval: Random-Sampling, AIPW), ``conformal``, or ``auto``
+    (its own where it has one)."""
     check_method(method, params)
+    if interval not in INTERVALS:
+        raise ConfigError(f"unknown interval {interval!r}; fix: choose one of {', '.join(INTERVALS)}")
+    if interval == "own" and not has_own_paired_interval(method):
+        own = ", ".join(name for name in sorted(REGISTRY) if has_own_paired_interval(name))
+        raise ConfigError(
+            f"{method} has no paired interval of its own (those that have: {own}); fix: use --interval conformal "
+            "(or auto)"
+        )
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
     named = {str(name): read_answers(given, board.matrix.item_ids, board.binary) for name, given in answers.items()}
     _check_models(named)
@@ -166,12 +221,23 @@ def compare(
     unpaired = math.sqrt(2.0) * conformal_halfwidth(fit.calibration, level)  # the two intervals combined
     mdad = detectable_difference(fit.pairs, len(board.matrix.item_ids))
     names = list(named)
-    rows = []
+    rows, own_used = [], False
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             differing, shared = differing_on_shared(named[a].scores, named[b].scores)
             diff = models[b]["estimate"] - models[a]["estimate"]
-            lower, upper = paired_interval(diff, differing, q)
+            lower, upper, c_lower, c_upper, own = paired_intervals(
+                fit, named[a].scores, named[b].scores, diff, q, level, interval
+            )
+            if interval == "own" and not own:
+                raise DataError(
+                    named[b].source,
+                    "(entries)",
+                    f"{method} has no paired interval of its own for {a!r} and {b!r}: they did not both answer its "
+                    "whole core set, or (AIPW) answered it alike",
+                    "answer every item `benchcast select` chose with both models, or use --interval conformal",
+                )
+            own_used |= own
             rows.append(
                 {
                     "first": a,
@@ -179,6 +245,8 @@ def compare(
                     "difference": diff,
                     "lower": lower,
                     "upper": upper,
+                    "conformal_lower": c_lower,
+                    "conformal_upper": c_upper,
                     "items_shared": shared,
                     "items_differing": differing,
                     "unpaired_halfwidth": unpaired,
@@ -192,7 +260,10 @@ def compare(
         "selection_id": fit.meta["selection_id"],
         "level": float(level),
         "interval": (
-            f"paired split-conformal from {len(fit.pairs)} pairs of held-out models of the leaderboard (pairs of "
+            f"{method}'s own paired central-limit interval (the standard error of the two models' answer "
+            f"differences on its core set); the split-conformal one beside it as conformal_lower/upper"
+            if own_used
+            else f"paired split-conformal from {len(fit.pairs)} pairs of held-out models of the leaderboard (pairs of "
             f"one calibration fold, each pair estimated by the method fitted without it), scaled by how much "
             f"the two models' answers differ"
         ),

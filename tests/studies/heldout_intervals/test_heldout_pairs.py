@@ -112,3 +112,6 @@ def test_the_held_out_pairs_are_every_pair_of_a_fold_and_change_no_held_out_row(
     est = dict(zip(rows.model_id, rows.estimate))
     assert one.difference == pytest.approx(est[one.model_b] - est[one.model_a])
     assert ((pairs.lower <= pairs.difference) & (pairs.difference <= pairs.upper)).all()
+    # Random-Sampling's pairs get its own interval, as compare gives it; the conformal one beside it
+    assert (pairs.lower != pairs.conformal_lower).any()
+    assert ((pairs.conformal_lower <= pairs.difference) & (pairs.difference <= pairs.conformal_upper)).all()

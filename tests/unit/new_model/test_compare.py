@@ -165,6 +165,48 @@ def test_two_models_that_answered_alike_differ_by_zero(lab):
     assert "not distinguishable" in pair["verdict"]
 
 
+def test_random_samplings_pairs_get_its_own_interval_with_the_conformal_one_beside_it(lab):
+    from statistics import NormalDist
+
+    from benchcast.new_model.api import stored_fit
+    from benchcast.new_model.leaderboard import load_leaderboard
+
+    given = {name: lab / f"{name}.csv" for name in ("base", "tuned")}
+    own = compare(lab / "board.csv", "random_sampling", given, data_dir=lab / "res", **QUIET)
+    conformal = compare(
+        lab / "board.csv", "random_sampling", given, data_dir=lab / "res", interval="conformal", **QUIET
+    )
+    assert own["interval"].startswith("random_sampling's own paired") and "split-conformal" in conformal["interval"]
+    (p,), (c,) = own["pairs"], conformal["pairs"]
+    assert (
+        (p["conformal_lower"], p["conformal_upper"])
+        == (c["lower"], c["upper"])
+        == (c["conformal_lower"], c["conformal_upper"])
+    )
+    # diff +- z se, se from the two models' answer differences on the core set (Agresti-Min, Cochran)
+    board = load_leaderboard(str(lab / "board.csv"), lab / "res")
+    _, fit = stored_fit(board, "random_sampling", 40, None, lab / "res", 0, 10, lambda s: None, 1)
+    base, tuned = _answers(lab, "base", "tuned")
+    d = np.array([tuned.scores[j] - base.scores[j] for j in fit.method.coreset_])
+    n, total = 40, 300
+    var = (np.square(d).sum() + 1) / (n + 2) - (d.sum() / (n + 2)) ** 2
+    half = NormalDist().inv_cdf(0.95) * math.sqrt((1 - n / total) * var / (n + 2))
+    assert (p["lower"], p["upper"]) == pytest.approx((p["difference"] - half, p["difference"] + half), abs=1e-12)
+
+
+def test_own_interval_asked_of_a_method_without_one_is_refused_before_any_fit(lab, tmp_path):
+    proc = user_runs(
+        lab,
+        tmp_path,
+        "compare {BOARD} --method lasso --interval own --data-dir {RES} --answers {LAB}/base.csv "
+        "--answers {LAB}/tuned.csv --out cmp.json",
+    )
+    err = proc.stderr.strip()
+    assert proc.returncode == 2 and err.count("\n") == 0 and "lasso has no paired interval of its own" in err, err
+    assert "aipw, random_sampling" in err and "fix:" in err and not (tmp_path / "cmp.json").exists()
+    assert not list((lab / "res/models").glob("*/lasso"))
+
+
 def test_the_verdict_names_the_better_model_or_the_detectable_difference():
     assert verdict("A", "B", 0.021, 0.009, 0.033, 0.9, 4.0).endswith("B is better (90% paired interval)")
     assert verdict("A", "B", -0.05, -0.08, -0.01, 0.9, 4.0).endswith("A is better (90% paired interval)")
@@ -221,7 +263,8 @@ def test_the_command_prints_each_verdict_and_writes_the_json(lab, tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[1].startswith("  base: ") and lines[2].startswith("  tuned: ")
-    assert lines[3].startswith("tuned - base = ") and lines[4].startswith("paired interval: paired split-conformal")
+    assert lines[3].startswith("tuned - base = ")
+    assert lines[4].startswith("paired interval: random_sampling's own paired central-limit interval")
     written = json.loads((tmp_path / "cmp.json").read_text())
     assert written["pairs"][0]["verdict"] == lines[3]
 

@@ -167,7 +167,7 @@ def heldout(
                     }
                 )
             if pairs_out is not None:
-                pairs_out += fold_pairs(f, fit, level, members)
+                pairs_out += fold_pairs(f, fit, level, members, board.matrix.item_ids)
             log(
                 f"{board.key} {method} n={budget}: held-out fold {f + 1} of {outer}, fit and calibration {fit_seconds:.1f}s"
             )

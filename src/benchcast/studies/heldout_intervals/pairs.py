@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from benchcast.new_model.compare import differing_on_shared, paired_interval, paired_quantile
+from benchcast.new_model.compare import differing_on_shared, paired_intervals, paired_quantile
 from benchcast.new_model.fits import conformal_halfwidth
 
 PAIR_COLUMNS = [
@@ -34,6 +34,8 @@ PAIR_COLUMNS = [
     "difference",
     "lower",
     "upper",
+    "conformal_lower",
+    "conformal_upper",
     "unpaired_halfwidth",
     "differing",
     "shared",
@@ -64,10 +66,12 @@ def family_keys(models: pd.DataFrame, model_ids) -> list[str | None]:
     return [keys.get(i) for i in model_ids]
 
 
-def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
+def fold_pairs(fold: int, fit, level: float, members: list[dict], item_ids=None) -> list[dict]:
     """Every pair of one held-out fold's ``members`` (dicts with ``model_id``, ``truth``,
     ``estimate``, ``answers``: item -> score, and ``row``: the model's scores on every item),
-    compared with ``fit``'s paired calibration; a member's ``family`` (optional) names its family."""
+    compared as ``benchcast compare`` compares them: ``lower``/``upper`` its interval (the method's own
+    where it has one, given the leaderboard's ``item_ids``), ``conformal_lower``/``upper`` the
+    conformal one from ``fit``'s paired calibration; a member's ``family`` (optional) names its family."""
     if len(members) < 2:
         return []
     q = paired_quantile(fit.pairs, level)
@@ -82,7 +86,10 @@ def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
             b = members[j]
             differing, shared = differing_on_shared(a["answers"], b["answers"])
             diff = b["estimate"] - a["estimate"]
-            lower, upper = paired_interval(diff, differing, q)
+            mode = "auto" if item_ids is not None else "conformal"
+            lower, upper, c_lower, c_upper, _ = paired_intervals(
+                fit, a["answers"], b["answers"], diff, q, level, mode, item_ids
+            )
             rows.append(
                 {
                     "fold": fold,
@@ -92,6 +99,8 @@ def fold_pairs(fold: int, fit, level: float, members: list[dict]) -> list[dict]:
                     "difference": diff,
                     "lower": lower,
                     "upper": upper,
+                    "conformal_lower": c_lower,
+                    "conformal_upper": c_upper,
                     "unpaired_halfwidth": unpaired,
                     "differing": differing,
                     "shared": shared,
@@ -107,6 +116,9 @@ def summarise_pairs(pairs: pd.DataFrame) -> dict:
     """Coverage of the paired intervals, their median half-width against the unpaired intervals
     combined, how often a verdict is given and how often its sign is right (0-1 scale)."""
     covered = (pairs.lower <= pairs.truth_diff) & (pairs.truth_diff <= pairs.upper)
+    # pairs of a run before the conformal columns existed: every interval was the conformal one
+    c_lower, c_upper = pairs.get("conformal_lower", pairs.lower), pairs.get("conformal_upper", pairs.upper)
+    conformal = (c_lower <= pairs.truth_diff) & (pairs.truth_diff <= c_upper)
     half = (pairs.upper - pairs.lower) / 2
     decided = (pairs.lower > 0) | (pairs.upper < 0)
     right = np.sign(pairs.difference) == np.sign(pairs.truth_diff)
@@ -114,6 +126,8 @@ def summarise_pairs(pairs: pd.DataFrame) -> dict:
         "pairs": len(pairs),
         "coverage": float(covered.mean()) if len(pairs) else float("nan"),
         "median_halfwidth": float(half.median()),
+        "conformal_coverage": float(conformal.mean()) if len(pairs) else float("nan"),
+        "conformal_median_halfwidth": float(((c_upper - c_lower) / 2).median()),
         "median_unpaired_halfwidth": float(pairs.unpaired_halfwidth.median()),
         "width_ratio": float((half / pairs.unpaired_halfwidth).median()),
         "median_abs_truth_diff": float(pairs.truth_diff.abs().median()),
