@@ -3,7 +3,11 @@
     python scripts/dev/partial_credit_heldout.py --dataset musr --data-dir /path/to/results \
         --methods random_sampling aipw --budgets 50 100 --out partial_credit.csv
 
-No mirrored benchmark scores its items in [0, 1], so the leaderboard is made from a real 0/1 one:
+    python scripts/dev/partial_credit_heldout.py --board board.parquet --methods ... --out f1.csv
+
+``--board``: a leaderboard of partial credit as it is (a CSV or Parquet, e.g. what
+``benchcast leaderboard from-lm-eval --metric f1`` wrote; ``scripts/dev/harness_f1_board.py`` makes one
+from the real harness). Otherwise no mirrored benchmark scores its items in [0, 1], so the leaderboard is made from a real 0/1 one:
 each run of ``--parts`` consecutive items of one subtask becomes one item scored by the share of its
 parts answered right (a question with three graded parts: 0, 1/3, 2/3 or 1), written as a user's
 CSV. Every model then plays a new model through the command line's own functions
@@ -44,6 +48,7 @@ def partial_credit(board, parts: int) -> pd.DataFrame:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dataset", default="musr")
+    ap.add_argument("--board", type=Path, help="a leaderboard of partial credit to test as it is")
     ap.add_argument("--data-dir", default="results")
     ap.add_argument("--parts", type=int, default=3)
     ap.add_argument("--methods", nargs="+", default=["random_sampling", "aipw"])
@@ -52,10 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
-    source = load_leaderboard(args.dataset, args.data_dir)
+    source = load_leaderboard(args.dataset, args.data_dir) if args.board is None else None
     with tempfile.TemporaryDirectory() as tmp:
-        csv = Path(tmp) / f"{args.dataset}_partial.csv"
-        partial_credit(source, args.parts).to_csv(csv, index=False)
+        if args.board is None:
+            csv = Path(tmp) / f"{args.dataset}_partial.csv"
+            partial_credit(source, args.parts).to_csv(csv, index=False)
+            what = f"{args.dataset}, {args.parts} parts per item"
+        else:
+            csv, what = args.board, args.board.name
         board = load_leaderboard(str(csv), Path(tmp) / "d")
         n_models, n_items = board.matrix.shape
         rows = []
@@ -73,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(row, flush=True)
                 rows.append(row)
                 table = pd.DataFrame(rows)  # written after every cell: a stopped run keeps what it measured
-                table.insert(0, "leaderboard", f"{args.dataset}, {args.parts} parts per item: {n_models} x {n_items}")
+                table.insert(0, "leaderboard", f"{what}: {n_models} x {n_items}")
                 table.to_csv(args.out, index=False)
     print(table.to_markdown(index=False, floatfmt=".3g"))
     return 0

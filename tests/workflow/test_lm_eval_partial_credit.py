@@ -23,10 +23,11 @@ ZOO, DOCS = 24, 80
 VOCAB = "red green blue yellow cat dog sun moon tree river stone cloud bird fish lamp door".split()
 
 
-def write_f1_task(folder: Path) -> None:
+def write_f1_task(folder: Path, docs: int = DOCS) -> None:
+    """The task ``toy_f1`` in ``folder``: ``docs`` documents "Repeat: <2-13 words>", scored by DROP's F1."""
     rng = np.random.default_rng(0)
     with open(folder / "f1.jsonl", "w") as fh:
-        for _ in range(DOCS):
+        for _ in range(docs):
             words = " ".join(rng.choice(VOCAB, int(rng.integers(2, 14))))
             fh.write(json.dumps({"question": f"Repeat: {words}", "answers": [[words]]}) + "\n")
     # the harness's own per-document F1 (DROP's), as its drop task scores generations
