@@ -112,7 +112,6 @@ def run(args) -> int:
 
 def _run_lm_eval(args) -> int:
     """``--format lm-eval``: the next batch as the harness's ``--samples`` file."""
-    from benchcast.data.answers import read_answers
     from benchcast.data.harness_identity import harness_map, require_usable
     from benchcast.lm_eval.samples import harness_command, samples_of, write_samples
     from benchcast.new_model.api import next_items, stored_fit
@@ -126,7 +125,7 @@ def _run_lm_eval(args) -> int:
         board, args.method, args.budget, params, args.data_dir, args.seed, args.folds, log, cores(args)
     )
     given = read_given(args, board)
-    sel = next_items(board, fit, read_answers(given if given is not None else {}, board.matrix.item_ids, board.binary))
+    sel = next_items(board, fit, board.answers(given if given is not None else {}))
     samples = samples_of(sel.items, hmap, board.matrix.item_ids)
     out, so_far = Path(args.out), list(args.answers or [])
     if sel.complete:

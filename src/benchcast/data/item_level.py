@@ -222,6 +222,12 @@ def validate_unit_scores(scores: np.ndarray, path: str | Path) -> None:
     )
 
 
+def is_binary(scores: np.ndarray) -> bool:
+    """Every score is exactly 0 or 1 (NaN is neither): the one test of 0/1 scores, for the checks that
+    refuse other scores and the fast paths that need them."""
+    return bool(((scores == 0.0) | (scores == 1.0)).all())
+
+
 def validate_binary(scores: np.ndarray, path: str | Path) -> None:
     """Scores must be finite and exactly 0/1 (P-IRT/GP-IRT and eq. 4 assume binary accuracy)."""
     refuse_cells(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchcast.data.item_level import is_binary
 from benchcast.errors import DataError
 
 __all__ = ["LOGIT_CLIP", "IRTParams", "expit", "log_likelihood", "response_probabilities"]
@@ -64,7 +65,7 @@ def _check_binary(y: np.ndarray, field: str) -> None:
             "NaN or infinite value in an observed cell",
             "mark missing responses as unobserved (observed=False) or drop them",
         )
-    if not np.all((y == 0) | (y == 1)):
+    if not is_binary(y):
         bad = np.unique(y[(y != 0) & (y != 1)])[:5]
         raise _bad(
             field,

@@ -75,11 +75,6 @@ class Method:
         return None
 
 
-def is_binary(scores: np.ndarray) -> bool:
-    """Every score is exactly 0 or 1."""
-    return bool(((scores == 0.0) | (scores == 1.0)).all())
-
-
 def methods_taking_unit_scores() -> list[str]:
     """The registered methods whose estimator is defined for scores in [0, 1]."""
     return sorted(name for name, cls in REGISTRY.items() if getattr(cls, "scores", BINARY) == UNIT)

@@ -42,8 +42,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchcast import seeding
+from benchcast.data.item_level import is_binary
 from benchcast.errors import ConfigError
-from benchcast.methods.base import UNIT, Method, check_budget, is_binary, register
+from benchcast.methods.base import UNIT, Method, check_budget, register
 from benchcast.oracle import TaskOracle
 
 

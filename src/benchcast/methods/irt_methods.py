@@ -41,8 +41,9 @@ import numpy as np
 import pandas as pd
 
 from benchcast import irt, seeding
+from benchcast.data.item_level import is_binary
 from benchcast.errors import ConfigError, DataError, did_you_mean
-from benchcast.methods.base import NOT_STORED, Method, Progress, check_budget, check_scores, is_binary, register
+from benchcast.methods.base import NOT_STORED, Method, Progress, check_budget, check_scores, register
 from benchcast.methods.prefit import Prefit, register_prefit
 
 #: the IRT fitters (config key ``fitter``) and the keyword arguments each accepts
@@ -83,7 +84,7 @@ class IRTTrialFit:
 
 
 def check_binary(source: np.ndarray, what: str = "source scores") -> None:
-    if not np.isin(source, (0.0, 1.0)).all():
+    if not is_binary(source):
         raise DataError(
             what,
             "score",

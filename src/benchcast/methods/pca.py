@@ -7,8 +7,9 @@ import math
 import numpy as np
 
 from benchcast.blas import columns_gram, lapack_guard, rows_gram
+from benchcast.data.item_level import is_binary
 from benchcast.errors import ConfigError
-from benchcast.methods.base import UNIT, Method, check_budget, is_binary, random_coreset, register
+from benchcast.methods.base import UNIT, Method, check_budget, random_coreset, register
 
 # Inner (eigen-solver) accuracy: every outer iteration's rank-k subspace is computed until the
 # Davis--Kahan bound ||residual||_F / (theta_k - theta_{k+1}) on its angle to the exact top-k

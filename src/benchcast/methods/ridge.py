@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchcast.blas import columns_gram, lapack_guard, rows_gram
+from benchcast.data.item_level import is_binary
 
 DEFAULT_ALPHAS = (0.1, 1.0, 10.0)
 
@@ -186,7 +187,7 @@ def _binary_float32(X: np.ndarray) -> np.ndarray | None:
     then applied in float64 -- so the centred products equal the float64 ones to rounding.
     """
     X = np.asarray(X)
-    if max(X.shape, default=0) >= 2**24 or not np.isin(X, (0.0, 1.0)).all():
+    if max(X.shape, default=0) >= 2**24 or not is_binary(X):
         return None
     return X.astype(np.float32)
 

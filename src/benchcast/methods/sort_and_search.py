@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchcast.methods.base import Method, check_budget, check_scores, is_binary, register
+from benchcast.data.item_level import is_binary
+from benchcast.methods.base import Method, check_budget, check_scores, register
 from benchcast.oracle import Oracle
 
 ESTIMATORS = ("threshold", "count")

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.data.answers import Answers, read_answers
+from benchcast.data.answers import Answers
 from benchcast.errors import ConfigError, DataError, did_you_mean
 from benchcast.methods import make_method
 from benchcast.methods.base import check_scores
@@ -169,9 +169,7 @@ def select(
     """The next items ``method`` asks a new model for (all of a static method's core set); a fit
     built first calibrates on ``cores`` processes."""
     board, fit = stored_fit(dataset, method, budget, params, data_dir, seed, folds, log, cores)
-    return next_items(
-        board, fit, read_answers(answers if answers is not None else {}, board.matrix.item_ids, board.binary)
-    )
+    return next_items(board, fit, board.answers(answers if answers is not None else {}))
 
 
 def check_count(given: Answers, budget: int) -> None:
@@ -224,7 +222,7 @@ def estimate(
     answers' ``selection_id`` was made with, else to the number of answers."""
     check_method(method, params)
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
-    given = read_answers(answers, board.matrix.item_ids, board.binary)
+    given = board.answers(answers)
     if not given.scores:
         raise DataError(given.source, "(entries)", "no answers", "answer the items `benchcast select` wrote")
     if budget is None:

@@ -42,7 +42,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from benchcast.data.answers import Answers, read_answers
+from benchcast.data.answers import Answers
 from benchcast.errors import ConfigError, DataError
 from benchcast.methods import REGISTRY
 from benchcast.methods.base import Method
@@ -208,7 +208,7 @@ def compare(
             "(or auto)"
         )
     board = dataset if isinstance(dataset, Leaderboard) else load_leaderboard(str(dataset), data_dir)
-    named = {str(name): read_answers(given, board.matrix.item_ids, board.binary) for name, given in answers.items()}
+    named = {str(name): board.answers(given) for name, given in answers.items()}
     _check_models(named)
     first = next(iter(named.values()))
     if budget is None:

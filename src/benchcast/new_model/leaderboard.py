@@ -17,9 +17,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benchcast.data.answers import Answers, read_answers
 from benchcast.data.catalog import DEFAULT_CATALOG
 from benchcast.data.csv_matrix import read_csv_matrix, read_header
-from benchcast.data.item_level import ResponseMatrix, load_response_matrix, validate_binary, validate_unit_scores
+from benchcast.data.item_level import (
+    ResponseMatrix,
+    is_binary,
+    load_response_matrix,
+    validate_binary,
+    validate_unit_scores,
+)
 from benchcast.data.raw_files import sha256_of
 from benchcast.errors import DataError, did_you_mean
 from benchcast.new_model import board_cache
@@ -42,14 +49,22 @@ class Leaderboard:
     path: Path  # the folder or file it was read from
     #: a user's file read from the file itself: stores its bits for the next calls (see remember)
     unstored: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+    #: known to hold 0/1 scores only (a catalog dataset, checked cell by cell as it was loaded)
+    checked_binary: bool = field(default=False, repr=False, compare=False)
 
     @functools.cached_property
     def binary(self) -> bool:
         """Every score is 0 or 1 (a stored board of bits is); else some are partial credit, which
         only the methods whose estimator takes them accept (:func:`benchcast.methods.base.check_scores`)."""
-        from benchcast.methods.base import is_binary
+        if self.checked_binary or isinstance(self.matrix, board_cache.PackedResponseMatrix):
+            return True
+        return is_binary(self.matrix.scores)
 
-        return isinstance(self.matrix, board_cache.PackedResponseMatrix) or is_binary(self.matrix.scores)
+    def answers(self, given) -> Answers:
+        """A model's answers (``given``: what :func:`benchcast.data.answers.read_answers` takes) read
+        against this leaderboard's items, and checked against its scores (partial credit only where
+        the leaderboard holds it)."""
+        return read_answers(given, self.matrix.item_ids, self.binary)
 
     def remember(self) -> None:
         """Store a user's matrix as bits (:mod:`benchcast.new_model.board_cache`) so that later
@@ -185,4 +200,4 @@ def load_leaderboard(
         )
     matrix = load_response_matrix(folder, dataset)
     validate_binary(matrix.scores, folder / "responses.parquet")
-    return Leaderboard(dataset, matrix, checksum(matrix), folder)
+    return Leaderboard(dataset, matrix, checksum(matrix), folder, checked_binary=True)

@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 
 from benchcast import seeding
-from benchcast.data.answers import read_answers
 from benchcast.data.item_level import ResponseMatrix
 from benchcast.new_model.api import estimate_from, next_items
 from benchcast.new_model.fits import build_fit, load_fit
@@ -99,14 +98,14 @@ def play_new_model(board: Leaderboard, fit, row: np.ndarray, level: float) -> di
     select_seconds, batches = [], 0
     while True:
         t0 = time.perf_counter()
-        sel = next_items(board, fit, read_answers(answers, item_ids, board.binary))
+        sel = next_items(board, fit, board.answers(answers))
         select_seconds.append(time.perf_counter() - t0)
         if sel.complete:
             break
         batches += 1
         answers.update({item: float(row[index[item]]) for item in sel.items.item_id})
     t0 = time.perf_counter()
-    result = estimate_from(board, fit, read_answers(answers, item_ids, board.binary), level)
+    result = estimate_from(board, fit, board.answers(answers), level)
     result.update(batches=batches, select_seconds=max(select_seconds), estimate_seconds=time.perf_counter() - t0)
     result["answers"] = answers
     return result
