@@ -12,7 +12,13 @@ scores drawn from a Rasch model (``seed``), source models and target models apar
 * ``stored fit``: the fitted state is written and read back in the stored-fit format (no pickle) and
   the read-back fit estimates the same;
 * ``estimates``: one finite estimate per target, within [0, 1] (scores are 0/1);
-* ``item groups``: a method that takes the items' subtasks (``uses_item_groups``) accepts ``groups=``.
+* ``item groups``: a method that takes the items' subtasks (``uses_item_groups``) accepts ``groups=``;
+* ``partial credit``: a method that declares scores in [0, 1] (``scores = UNIT``) fitted and estimating
+  on partial credit (each item the share of three Rasch draws: 0, 1/3, 2/3 or 1) gives finite
+  estimates in [0, 1] that change when the targets' scores are rounded to 0/1 (an estimator that
+  rounds them, or reads only the zeros and ones, does not) and are closer to the truth than the
+  source models' mean is; one declaring 0/1 scores passes with the note that benchcast refuses
+  partial credit for it.
 
 Only the budget check holds the oracle to the budget: the others give the method every item, so that
 each names its own fault. An adaptive method (``asks_in_rounds``) is checked the same way, its rounds
@@ -30,6 +36,7 @@ import numpy as np
 
 from benchcast.errors import BenchcastError, BudgetExceeded
 from benchcast.methods import make_method
+from benchcast.methods.base import UNIT
 from benchcast.oracle import Oracle
 
 
@@ -49,6 +56,14 @@ def leaderboard(seed: int = 0, n_models: int = 60, n_items: int = 160) -> tuple[
     ability, difficulty = rng.normal(size=n_models), rng.normal(size=n_items)
     p = 1 / (1 + np.exp(-(ability[:, None] - difficulty[None, :])))
     return (rng.random(p.shape) < p).astype(np.float64), np.repeat([0, 1], n_items // 2)
+
+
+def partial_credit(seed: int = 0, n_models: int = 60, n_items: int = 160) -> np.ndarray:
+    """Scores in [0, 1]: each item the share of three draws of the Rasch model of :func:`leaderboard`."""
+    rng = np.random.default_rng([seed, 3])
+    ability, difficulty = rng.normal(size=n_models), rng.normal(size=n_items)
+    p = 1 / (1 + np.exp(-(ability[:, None] - difficulty[None, :])))
+    return (rng.random((3, *p.shape)) < p).mean(axis=0)
 
 
 def _why(exc: BaseException) -> str:
@@ -149,10 +164,34 @@ def check_method(name: str, params: dict | None = None, budget: int | None = Non
         _fit(name, params, source, groups, budget, seed)
         return True, "fit accepts groups= (each item's subtask)"
 
+    def on_partial_credit():
+        if m0.scores != UNIT:
+            return True, "declares 0/1 scores (scores = '0/1'): benchcast refuses partial credit for it"
+        graded = partial_credit(seed)
+        g_source, g_targets = graded[:45], graded[45:]
+        est = _estimate(_fit(name, params, g_source, groups, budget, seed), g_targets, n_items, seed)
+        truth = g_targets.mean(axis=1)
+        if est.shape != truth.shape or not np.isfinite(est).all() or est.min() < 0 or est.max() > 1:
+            return False, "estimates on partial credit are not one finite value in [0, 1] per target"
+        rounded = _estimate(_fit(name, params, g_source, groups, budget, seed), g_targets.round(), n_items, seed)
+        if np.array_equal(est, rounded):
+            return False, (
+                "its estimates on partial credit are those of the same answers rounded to 0/1: it reads only "
+                "the 0s and 1s (or rounds the scores); declare scores = '0/1' or use the scores as they are"
+            )
+        error, guess = float(np.abs(est - truth).mean()), float(np.abs(g_source.mean() - truth).mean())
+        if error >= guess:
+            return False, (
+                f"on partial credit its estimates are off by {100 * error:.1f} points, no closer than the source "
+                f"models' mean ({100 * guess:.1f}): does it round the scores or read only the 0s and 1s?"
+            )
+        return True, f"on partial credit off by {100 * error:.1f} points (the source models' mean: {100 * guess:.1f})"
+
     run("settings", settings)
     run("budget", within_budget)
     run("seed", same_seed)
     run("stored fit", stored)
     run("estimates", estimates)
     run("item groups", item_groups)
+    run("partial credit", on_partial_credit)
     return checks

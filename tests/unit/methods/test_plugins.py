@@ -149,7 +149,7 @@ def test_a_jobs_parameters_hold_the_package_and_its_code_so_an_edit_reruns_its_j
 def test_check_method_passes_the_example_and_names_the_three_faults_of_a_careless_copy(site):
     good = benchcast(site, "check-method", "example_random_sampling")
     assert good.returncode == 0, good.stdout + good.stderr
-    assert good.stdout.count("PASS ") == 6 and "FAIL" not in good.stdout
+    assert good.stdout.count("PASS ") == 7 and "FAIL" not in good.stdout
     bad = benchcast(site, "check-method", "careless")
     assert bad.returncode == 1 and "Traceback" not in bad.stdout + bad.stderr
     failed = {
@@ -159,4 +159,4 @@ def test_check_method_passes_the_example_and_names_the_three_faults_of_a_careles
     assert "more than the budget of 20 items" in failed["budget"]
     assert "not drawn from the rng benchcast passes" in failed["seed"]
     assert "cannot be stored without pickle" in failed["stored fit"] and "function" in failed["stored fit"]
-    assert "careless: 3 of 6 checks failed (budget, seed, stored fit)" in bad.stderr
+    assert "careless: 3 of 7 checks failed (budget, seed, stored fit)" in bad.stderr
