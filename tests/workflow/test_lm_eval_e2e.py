@@ -89,11 +89,12 @@ def harness_env(tmp: Path) -> dict:
 DRIVER = Path(__file__).with_name("lm_eval_driver.py")
 
 
-def drive(tmp: Path, out: str, *models: str, samples: Path | None = None) -> None:
-    """The dummy model as ``models`` (``name=seed``), through the harness's Python API (lm_eval_driver.py)."""
-    tasks = ",".join(json.loads(samples.read_text())) if samples else "toy_mc,toy_gen"
+def drive(tmp: Path, out: str, *models: str, samples: Path | None = None, tasks: str = "toy_mc,toy_gen", model="dummy"):
+    """``model`` (the harness's ``dummy``, or lm_eval_driver.py's ``parrot``) as ``models``
+    (``name=seed``), through the harness's Python API (lm_eval_driver.py)."""
+    tasks = ",".join(json.loads(samples.read_text())) if samples else tasks
     extra = ["--samples", str(samples)] if samples else []
-    cmd = [sys.executable, str(DRIVER), str(tmp / "tasks"), str(tmp / out), tasks, *models, *extra]
+    cmd = [sys.executable, str(DRIVER), str(tmp / "tasks"), str(tmp / out), tasks, *models, *extra, "--model", model]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=harness_env(tmp), cwd=tmp)
     assert proc.returncode == 0, proc.stderr[-3000:]
 

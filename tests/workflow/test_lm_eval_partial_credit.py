@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_lm_eval_e2e import DRIVER, benchcast, harness_env, logged  # skips there without the harness
+from test_lm_eval_e2e import benchcast, drive, logged  # skips there without the harness
 
 pytestmark = pytest.mark.e2e
 ZOO, DOCS = 24, 80
@@ -52,19 +52,12 @@ def write_f1_task(folder: Path, docs: int = DOCS) -> None:
     (folder / "f1.yaml").write_text(head + textwrap.dedent(body))
 
 
-def parrots(tmp: Path, out: str, *models: str, samples: Path | None = None) -> None:
-    extra = ["--samples", str(samples)] if samples else []
-    cmd = [sys.executable, str(DRIVER), str(tmp / "tasks"), str(tmp / out), "toy_f1", *models, "--model", "parrot"]
-    proc = subprocess.run(cmd + extra, capture_output=True, text=True, env=harness_env(tmp), cwd=tmp)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-
-
 @pytest.fixture(scope="module")
 def f1_zoo(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lm_eval_f1")
     (tmp / "tasks").mkdir()
     write_f1_task(tmp / "tasks")
-    parrots(tmp, "zoo", *(f"lab/parrot-{k}={k + 1}" for k in range(ZOO)))
+    drive(tmp, "zoo", *(f"lab/parrot-{k}={k + 1}" for k in range(ZOO)), tasks="toy_f1", model="parrot")
     proc = benchcast("leaderboard", "from-lm-eval", "zoo", "--metric", "toy_f1=f1", "--out", "board.parquet", cwd=tmp)
     assert "toy_f1: f1" in proc.stdout
     return tmp
@@ -85,7 +78,7 @@ def test_random_sampling_on_harness_f1_is_the_logged_mean_exactly(f1_zoo):
     common = ["--method", "random_sampling", "--budget", "20", "--data-dir", "res"]
     benchcast("select", "board.parquet", *common, "--out", "items.csv", cwd=tmp)
     benchcast("select", "board.parquet", *common, "--format", "lm-eval", "--out", "samples.json", cwd=tmp)
-    parrots(tmp, "new", "lab/new-parrot=99", samples=tmp / "samples.json")
+    drive(tmp, "new", "lab/new-parrot=99", samples=tmp / "samples.json", model="parrot")
     f1 = {f"toy_f1/{d['doc_id']}": d["f1"] for d in logged(tmp / "new" / "lab__new-parrot", "toy_f1")}
     items = pd.read_csv(tmp / "items.csv")
     assert len(f1) == 20 and set(items.item_id) == set(f1)
