@@ -88,8 +88,8 @@ def add_item_level(p) -> None:
         "--candidates",
         nargs="+",
         metavar="METHOD",
-        help="the methods --method auto chooses among (default: random_sampling aipw random_sampling_learn "
-        "tailoredbench gp_irt)",
+        help="the methods --method auto chooses among (default: every built-in method that takes the leaderboard's "
+        "scores at this budget; its first call builds each one's fit)",
     )
     p.add_argument("--params", help="the method's settings as JSON (default: the registry's defaults)")
     add_data_dir(p)
