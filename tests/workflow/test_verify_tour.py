@@ -7,11 +7,18 @@ The tour's run is not made again here (minutes on 2 cores): the test reads a fin
 folder ``$BENCHCAST_TOUR_RESULTS`` names, else the repository's own ``results/`` (CI: the README's
 default run, made before the tests). Without one it is skipped, and with
 ``BENCHCAST_REQUIRE_TOUR_RESULTS=1`` that is a failure.
+
+The expected tour was made on a CPU with AVX-512, where OpenBLAS runs its AVX-512 kernels; on
+another CPU (an AMD EPYC without AVX-512, 2026-12-07: OpenBLAS's Haswell kernels) every output a
+BLAS product computes differs in its last bits, while every paper claim still reproduces. There the
+tests check what still holds -- every study's claims, all of them -- and are marked xfail with the
+kernels named, not passed.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +44,27 @@ def tour_results() -> Path:
     return results
 
 
+#: OpenBLAS's kernels of the CPUs with AVX-512 (threadpoolctl's ``architecture``)
+AVX512_KERNELS = {"SkylakeX", "Cooperlake", "SapphireRapids"}
+
+
+def blas_kernels() -> str:
+    import numpy  # noqa: F401  (loads its OpenBLAS)
+    from threadpoolctl import threadpool_info
+
+    return next((i.get("architecture") or "" for i in threadpool_info() if i["internal_api"] == "openblas"), "")
+
+
+def other_kernels_reason() -> str | None:
+    kernels = blas_kernels()
+    if kernels in AVX512_KERNELS:
+        return None
+    return (
+        f"this machine's OpenBLAS runs its {kernels or 'unknown'} kernels; the expected tour was made with AVX-512 "
+        "ones, so BLAS-computed outputs differ in their last bits (docs/evaluators.md)"
+    )
+
+
 def verify(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([BENCHCAST, "verify", "results", *args], cwd=cwd, capture_output=True, text=True)
 
@@ -44,8 +72,15 @@ def verify(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 def test_the_default_run_reproduces_the_tour(tour_results, tmp_path):
     (tmp_path / "results").symlink_to(tour_results.resolve())
     proc = verify(tmp_path, "--report", "verify.md")  # the expected run detected from results/index.md
-    assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
+    reason = other_kernels_reason()
+    if reason is not None and proc.returncode == 1:
+        for study in ("misses_the_mark", "benchpress", "tailoredbench", "mdad", "cf_tasks"):
+            (line,) = [line for line in lines if line.split()[1:2] == [f"{study}:"]]
+            got, of = re.search(r"claims (\d+)/(\d+)", line).groups()
+            assert got == of, line  # every paper claim reproduces on these kernels too
+        pytest.xfail(reason)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     for study in ("misses_the_mark", "benchpress", "tailoredbench", "mdad", "cf_tasks"):
         assert any(line.startswith(f"PASS    {study}: ") for line in lines), proc.stdout
     assert "against expected run tour (detected" in lines[-2] and lines[-2].endswith("reproduces")
@@ -53,6 +88,9 @@ def test_the_default_run_reproduces_the_tour(tour_results, tmp_path):
 
 
 def test_a_damaged_copy_fails_with_each_damage_on_one_line(tour_results, tmp_path):
+    reason = other_kernels_reason()
+    if reason is not None:  # every study already differs in bytes: the damage is not the first mismatch named
+        pytest.xfail(reason)
     results = tmp_path / "results"
     shutil.copytree(tour_results, results, ignore=shutil.ignore_patterns("report.html"))
     # 1. TailoredBench's first paper-vs-ours number, one point beyond its tolerance (a few hundredths)
