@@ -27,10 +27,11 @@ from benchcast.new_model.leaderboard import Leaderboard, load_leaderboard
 AUTO = "auto"
 _SIMPLEST = ("random_sampling", "aipw", "random_sampling_learn")
 #: the default candidates: every built-in method, the simplest first (equal errors go to the earlier).
-#: The held-out test of ``auto`` (2026-12-07) found no short list that held: the best method moved
-#: between Lasso, Random-Search-Learn, the CF probe, Double-Optimize, PCA and others with the dataset
-#: and the budget, and five candidates chose 1.2-1.8x the best one's error where every method came
-#: within 0-16% of it. ``candidates`` narrows the list (a first call builds every candidate's fit).
+#: In the held-out test of ``auto`` (2026-12-07; docs/studies/heldout_intervals.md) the best method
+#: moved between Lasso, Random-Search-Learn, Double-Optimize, PCA, Stratified sampling and others with
+#: the dataset and the budget: five candidates came within 10% of the best method's error in 3 of 8
+#: cells (1.03-1.25x), every method in 6 (0.97-1.16x). ``candidates`` narrows the list (a first call
+#: builds every candidate's fit: 100-330 s on one core there).
 CANDIDATES = (
     *_SIMPLEST,
     *sorted(n for n, cls in REGISTRY.items() if cls.__module__.startswith("benchcast.") and n not in _SIMPLEST),
