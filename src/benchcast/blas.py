@@ -149,3 +149,26 @@ def _one_thread() -> Iterator[None]:
 
     with threadpool_limits(1):
         yield
+
+
+def kernels() -> str:
+    """What decides the last bits of this machine's floating-point results, in one line: the BLAS
+    NumPy calls with the kernels it chose for this CPU (threadpoolctl's ``architecture``: OpenBLAS
+    picks Haswell's on an AVX2 CPU, SkylakeX's on an AVX-512 one, and its ``OPENBLAS_CORETYPE``
+    variable overrides the choice), and NumPy's version with the widest of its SIMD loop targets
+    this CPU runs. Two machines with the same line compute the same bytes from the same inputs;
+    with different lines, a product's rounding differs, and a result that takes a discrete choice
+    after one (a clustering, an argmax, an optimiser's stopping step) may differ by much more."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    from threadpoolctl import threadpool_info
+
+    blas = next(
+        (
+            f"{info.get('internal_api', '?')} {info.get('version') or '?'} {info.get('architecture') or '?'}"
+            for info in threadpool_info()
+            if info.get("user_api") == "blas"
+        ),
+        "no BLAS found",
+    )
+    simd = [target for target in __cpu_dispatch__ if __cpu_features__.get(target)]
+    return f"{blas}; NumPy {np.__version__} {simd[-1] if simd else 'baseline'}"

@@ -6,7 +6,8 @@
     benchcast verify results --against tour           # a partial run (no index.md yet): say which
     benchcast verify results --rounding 1e-9 --report verify.md
 
-One line per study (PASS, PARTIAL or FAIL, the counts and the first reason), then one overall line;
+One line per study (PASS, PARTIAL or FAIL, the counts and the first reason), a note when this
+machine's BLAS kernels are not the expected run's (:mod:`benchcast.verify.check`), then one overall line;
 ``--report`` writes every mismatch and missing file as Markdown.
 """
 
@@ -38,7 +39,9 @@ def add_parser(sub) -> None:
         description=(
             "Compare a results folder with the expected outputs of the config that made it "
             "(resources/expected/<run>/): each paper claim's number within the study's tolerance of ours and "
-            "its verdict ours; every deterministic output's bytes ours."
+            "its verdict ours; every deterministic output's bytes ours. On a machine whose BLAS kernels are not the "
+            "expected run's, an output whose bytes differed under other kernels when we made the run is not "
+            "compared (a note line says so and how many)."
         ),
         epilog=EXIT_HELP,
     )

@@ -15,6 +15,13 @@ by study: the paper claims, then the bytes of every deterministic output.
   rounding*, reported as such -- when the expected run has a copy of it and the two tables have the
   same columns and rows, equal non-numeric cells and numeric cells within ``rounding`` (relative;
   1e-12 absolute near zero): other hardware's BLAS may round the last digits differently.
+* On a machine whose BLAS kernels are not the expected run's (:func:`benchcast.blas.kernels`; the
+  manifest's ``kernels``), an output the manifest lists as ``kernel_dependent`` (its bytes differed
+  when the run was made under other kernels) whose bytes differ is *not compared*, counted apart:
+  from other kernels' last bits, a clustering's or an optimiser's choice may flip and move such an
+  output by more than any rounding. Every other output is held to our bytes there too, and every
+  claim to its tolerance. An expected run that lists no ``kernel_dependent`` outputs leaves none
+  uncompared: each differing output is a mismatch.
 * An expected output the folder does not have makes the study *partial*; a file the expected run
   does not have is listed, never judged (an evaluator's run may have made more).
 
@@ -60,6 +67,7 @@ class StudyCheck:
     files: int = 0
     identical: int = 0
     rounded: list[str] = field(default_factory=list)
+    other_kernels: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     mismatches: list[Mismatch] = field(default_factory=list)
     tolerance_sources: dict[str, int] = field(default_factory=dict)
@@ -86,6 +94,13 @@ class Verification:
     rounding: float | None
     studies: dict[str, StudyCheck]
     extra: list[str]
+    #: the kernels the run is taken to be made with (this machine's) and the expected run's
+    kernels: str = ""
+    expected_kernels: str | None = None
+
+    @property
+    def other_kernels(self) -> bool:
+        return self.expected_kernels is not None and self.kernels != self.expected_kernels
 
     @property
     def status(self) -> str:
@@ -225,10 +240,19 @@ def equal_to_rounding(ours: Path, theirs: Path, rtol: float) -> str:
     return ""
 
 
-def verify(results: Path, expected: Expected, chosen: str = "", rounding: float | None = None) -> Verification:
+def verify(
+    results: Path, expected: Expected, chosen: str = "", rounding: float | None = None, kernels: str | None = None
+) -> Verification:
     """Check ``results`` against ``expected`` (module docstring); ``chosen``: how the expected run
-    was chosen, for the report."""
+    was chosen, for the report; ``kernels``: the BLAS kernels the run was made with (default: this
+    machine's, :func:`benchcast.blas.kernels`)."""
+    from benchcast.blas import kernels as machine_kernels
+
     results = Path(results)
+    kernels = kernels or machine_kernels()
+    theirs = expected.manifest.get("kernels")
+    other = theirs is not None and theirs != kernels
+    dependent = set(expected.manifest.get("kernel_dependent") or []) if other else set()
     studies = list(expected.manifest.get("studies") or [])
     checks = {s: StudyCheck(s) for s in studies}
     shared = StudyCheck(SHARED)
@@ -250,17 +274,22 @@ def verify(results: Path, expected: Expected, chosen: str = "", rounding: float 
             check.identical += 1
             continue
         copy = expected.folder / rel
-        if rounding and copy.is_file():
-            why = equal_to_rounding(copy, results / rel, rounding)
-            if not why:
-                check.rounded.append(rel)
-                continue
+        why = equal_to_rounding(copy, results / rel, rounding) if rounding and copy.is_file() else None
+        if why == "":
+            check.rounded.append(rel)
+        elif rel in dependent:
+            check.other_kernels.append(rel)
+        elif why:
             check.mismatches.append(Mismatch(rel, f"bytes differ; {why}"))
         elif rounding:
             check.mismatches.append(Mismatch(rel, "bytes differ (the expected run has no copy to compare to rounding)"))
+        elif other:
+            check.mismatches.append(
+                Mismatch(rel, "bytes differ (sha256), and not on other kernels when we made the run")
+            )
         else:
             check.mismatches.append(Mismatch(rel, "bytes differ (sha256)"))
     extra = sorted(str(p) for p in deterministic_files(results) if str(p) not in expected.digests)
     if shared.files or shared.missing or shared.mismatches:
         checks[SHARED] = shared
-    return Verification(results, expected, chosen, rounding, checks, extra)
+    return Verification(results, expected, chosen, rounding, checks, extra, kernels, theirs)

@@ -17,8 +17,12 @@ A run's expected outputs are a folder, whatever the config (``tour``: the defaul
 * ``jobs.csv``: every job's measured seconds and peak memory, from the run's ``benchmarks/`` files
   (what the run cost here, for an evaluator's comparison; never part of the verdict);
 * ``manifest.json``: the config file(s), the commit, the date, the benchcast and Snakemake versions,
-  the Snakemake command, the job count, the studies, and the run's signature (how
-  ``benchcast verify`` tells which config made a results folder: :func:`run_signature`).
+  the Snakemake command, the job count, the studies, the run's signature (how
+  ``benchcast verify`` tells which config made a results folder: :func:`run_signature`), the
+  machine's ``kernels`` (:func:`benchcast.blas.kernels`: what decides a result's last bits), and,
+  when the run was also made under other kernels, ``kernel_dependent``: the outputs whose bytes
+  differed there (:func:`kernel_dependent_outputs`), which ``benchcast verify`` does not hold to
+  our bytes on a machine with other kernels.
 
 Copied bytes are the run's bytes: nothing here rewrites a number.
 """
@@ -141,6 +145,16 @@ def run_date(results: Path, run_dir: Path) -> str:
     return when.strftime("%Y-%m-%d")
 
 
+def kernel_dependent_outputs(rows: list[tuple[str, str]], others: list[list[tuple[str, str]]]) -> list[str]:
+    """The outputs (paths) whose digest in ``rows`` differs from theirs in any of ``others``: the same
+    run's digests made under other BLAS kernels. An output another run lacks is not judged by it."""
+    ours = {p: d for d, p in rows}
+    differ = set()
+    for other in others:
+        differ |= {p for d, p in other if p in ours and ours[p] != d}
+    return sorted(differ)
+
+
 def write_expected(
     results: Path,
     out: Path,
@@ -151,6 +165,8 @@ def write_expected(
     config: list[str] = (),
     copies: str = "csv",
     max_copy_mb: float = MAX_COPY_MB,
+    kernels: str | None = None,
+    other_kernels: dict[str, list[tuple[str, str]]] | None = None,
 ) -> dict:
     """Write a finished run's expected outputs to ``out`` (replacing what is there); its manifest.
 
@@ -158,8 +174,12 @@ def write_expected(
     ``config``: what the run was given (``--configfile``, ``--config``); ``command``: the Snakemake
     command as run (default: built from them); ``commit``: the code that made the run (default: the
     repository's HEAD); ``copies``: which deterministic outputs to copy besides the claim tables
-    (``none``, ``csv`` or ``all``), each at most ``max_copy_mb``; the claim tables are always copied."""
+    (``none``, ``csv`` or ``all``), each at most ``max_copy_mb``; the claim tables are always copied;
+    ``kernels``: the kernels the run was made with (default: this machine's); ``other_kernels``: the
+    digests of the same run made under other kernels, by a line naming those kernels (their
+    differences make the manifest's ``kernel_dependent``)."""
     from benchcast import __version__
+    from benchcast.blas import kernels as machine_kernels
 
     results, out = Path(results), Path(out)
     if copies not in COPIES:
@@ -199,7 +219,11 @@ def write_expected(
         "signature": run_signature(results),
         "copies": copies,
         "not_copied": too_large,
+        "kernels": kernels or machine_kernels(),
     }
+    if other_kernels:
+        manifest["kernel_dependent_from"] = sorted(other_kernels)
+        manifest["kernel_dependent"] = kernel_dependent_outputs(rows, list(other_kernels.values()))
     staging = out.with_name(f".{out.name}.new")
     shutil.rmtree(staging, ignore_errors=True)
     copied = claims | (wanted - set(too_large))

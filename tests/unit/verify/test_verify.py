@@ -165,6 +165,77 @@ def test_within_tolerance_but_other_bytes_fails_strict_and_passes_to_rounding(ru
     assert too_far.status == FAIL and "column estimate row 1" in too_far.studies["beta"].first_reason()
 
 
+def other_kernels_run(tmp_path: Path, listed: bool):
+    """Our run shipped as made with kernels "A", its Parquet run file differing (a flipped choice:
+    far beyond any rounding) when made with kernels "B"; theirs is the "B" run."""
+    results = make_run(tmp_path / "ours")
+    flipped = tmp_path / "flipped" / "results"
+    shutil.copytree(results, flipped)
+    pd.DataFrame({"trial": [0, 1, 2], "estimate": [0.1, 0.5, 0.3]}).to_parquet(flipped / "runs/beta/n=5.parquet")
+    from benchcast.verify.digests import digests
+
+    other = {"B": digests(flipped, relative=True)} if listed else None
+    out = tmp_path / "expected" / "toy"
+    m = write_expected(results, out, "toy", ["config/toy.yaml"], commit="0" * 40, kernels="A", other_kernels=other)
+    return flipped, read_expected(out), m
+
+
+def test_the_manifest_records_the_kernels_and_the_outputs_that_differ_under_other_kernels(tmp_path):
+    _, _, m = other_kernels_run(tmp_path, listed=True)
+    assert m["kernels"] == "A" and m["kernel_dependent_from"] == ["B"]
+    assert m["kernel_dependent"] == ["runs/beta/n=5.parquet"]
+    results = make_run(tmp_path / "default")
+    default = write_expected(results, tmp_path / "e2", "toy", ["config/toy.yaml"], commit="0" * 40)
+    from benchcast.blas import kernels
+
+    assert default["kernels"] == kernels() and "kernel_dependent" not in default
+
+
+def test_on_other_kernels_a_kernel_dependent_output_is_not_compared_and_said_so(tmp_path):
+    theirs, expected, _ = other_kernels_run(tmp_path, listed=True)
+    result = verify(theirs, expected, kernels="B")
+    assert result.status == PASS and exit_code(result) == 0 and result.other_kernels
+    assert result.studies["beta"].other_kernels == ["runs/beta/n=5.parquet"]
+    lines = summary_lines(result)
+    assert lines[1] == "PASS    beta: claims 1/1, outputs 1/2 identical, 1 not compared (other BLAS kernels)"
+    assert lines[-2].startswith("note    kernels: this machine runs B, the expected run was made with A; 1 output")
+    assert lines[-1].startswith("PASS    overall:")
+    assert "- beta: runs/beta/n=5.parquet" in markdown(result).split("## Not compared")[1]
+    # on the expected run's own kernels the same difference is a mismatch
+    same = verify(theirs, expected, kernels="A")
+    assert same.status == FAIL and same.studies["beta"].first_reason() == "runs/beta/n=5.parquet: bytes differ (sha256)"
+    assert not same.other_kernels and not any(line.startswith("note") for line in summary_lines(same))
+
+
+def test_on_other_kernels_an_output_that_did_not_differ_there_is_still_held_to_our_bytes(tmp_path):
+    theirs, expected, _ = other_kernels_run(tmp_path, listed=True)
+    path = theirs / "tables/alpha/table1.csv"
+    path.write_bytes(path.read_bytes().replace(b"0.125", b"0.126"))
+    edit_csv(theirs / CLAIMS, 1, "ours", 0.8)  # a claim beyond its tolerance fails on any kernels
+    result = verify(theirs, expected, kernels="B")
+    assert result.status == FAIL
+    whats = [m.line() for m in result.studies["alpha"].mismatches]
+    assert "tables/alpha/table1.csv: bytes differ (sha256), and not on other kernels when we made the run" in whats
+    assert any("ours 0.8, expected 0.7" in w for w in whats)
+
+
+def test_an_expected_run_without_a_kernel_list_holds_every_output_on_any_kernels(tmp_path):
+    theirs, expected, _ = other_kernels_run(tmp_path, listed=False)
+    result = verify(theirs, expected, kernels="B")
+    assert result.status == FAIL and result.other_kernels
+    assert result.studies["beta"].mismatches[0].path == "runs/beta/n=5.parquet"
+
+
+def test_an_expected_run_that_records_no_kernels_is_strict_and_says_bytes_alone_differ(tmp_path):
+    theirs, expected, _ = other_kernels_run(tmp_path, listed=False)
+    del expected.manifest["kernels"]  # shipped before manifests recorded kernels
+    result = verify(theirs, expected, kernels="B")
+    assert result.status == FAIL and not result.other_kernels
+    assert summary_lines(result)[-2].startswith("note    kernels: every claim holds and only bytes differ")
+    edit_csv(theirs / CLAIMS, 1, "ours", 0.8)  # a claim beyond tolerance: no such note
+    assert not any(line.startswith("note") for line in summary_lines(verify(theirs, expected, kernels="B")))
+
+
 def test_a_changed_string_is_not_equal_to_rounding(run):
     theirs, expected = run
     frame = pd.read_parquet(theirs / "data/toy/responses.parquet").rename(columns={"score": "scores"})
