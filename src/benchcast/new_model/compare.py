@@ -17,7 +17,15 @@ is ``|e| / sqrt(differing + 1)``, and a new pair that differs on ``d`` of its an
 ``est_b - est_a +- q * sqrt(d + 1)``, ``q`` the ``ceil((m + 1) level)``-th smallest of the ``m``
 calibration scores. The scale is that of a mean of ``d`` nonzero differences among the answered
 items (a model pair that answers alike is estimated alike, and the difference of their true scores
-is small): close pairs get narrow intervals, far apart pairs wide ones, at the same coverage.
+is small): close pairs get narrow intervals, far apart pairs wide ones.
+
+That scale is right for some methods and not for others (an estimate that shrinks towards the
+leaderboard errs less on a pair of alike models than ``sqrt(d + 1)`` says; one that fits a few
+anchors errs more), so the quantile is taken per band of ``differing`` (Mondrian conformal
+prediction, Vovk, Gammerman & Shafer 2005, Section 4.5; :func:`paired_calibration`): the calibration
+pairs are cut at the tertiles of their ``differing`` and a new pair gets the ``q`` of its band, so
+the coverage holds within each band -- for close pairs too -- not only over all pairs. A band with
+fewer than :data:`MIN_PAIRS` pairs leaves one band for all.
 
 A method whose estimator is linear in the answers and has a variance of its own (Random-Sampling: a
 mean of the core set; AIPW: its jackknife; :meth:`benchcast.methods.base.Method.difference_standard_error`)
@@ -34,8 +42,10 @@ Section 3, Eq. 5) computed on the same held-out pairs (:mod:`benchcast.stats.mda
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
 
@@ -68,6 +78,40 @@ def paired_quantile(pairs: pd.DataFrame, level: float) -> float:
     scores = np.sort(pair_scores(pairs))
     k = math.ceil((len(scores) + 1) * level)
     return float(scores[k - 1]) if len(scores) >= MIN_PAIRS and k <= len(scores) else math.inf
+
+
+#: the calibration pairs are cut into this many bands of ``differing``, equal in count (tertiles)
+BANDS = 3
+
+
+@dataclass(frozen=True)
+class PairedCalibration:
+    """The paired quantile per band of ``differing`` (module docstring): ``edges`` the bands' cuts
+    (a pair with ``differing`` at or above ``edges[k - 1]`` and below ``edges[k]`` is in band ``k``),
+    ``quantiles`` each band's ``q``."""
+
+    edges: tuple[float, ...]
+    quantiles: tuple[float, ...]
+
+    def q(self, differing: float) -> float:
+        return self.quantiles[bisect.bisect_right(self.edges, differing)]
+
+
+def paired_calibration(pairs: pd.DataFrame, level: float, bands: int = BANDS) -> PairedCalibration:
+    """:class:`PairedCalibration` from calibration pairs: cut at the ``bands``-quantiles of their
+    ``differing`` (ties kept in one band), each band's :func:`paired_quantile`; one band when any
+    would hold fewer than :data:`MIN_PAIRS` pairs."""
+    whole = PairedCalibration((), (paired_quantile(pairs, level),))
+    differing = pairs["differing"].to_numpy(float)
+    if bands < 2 or len(differing) < bands * MIN_PAIRS:
+        return whole
+    edges = np.unique(np.quantile(differing, np.arange(1, bands) / bands))
+    edges = edges[edges > differing.min()]  # a cut at the smallest value would leave an empty band
+    band = np.searchsorted(edges, differing, side="right")
+    if len(edges) == 0 or np.bincount(band, minlength=len(edges) + 1).min() < MIN_PAIRS:
+        return whole
+    quantiles = tuple(paired_quantile(pairs[band == k], level) for k in range(len(edges) + 1))
+    return PairedCalibration(tuple(float(e) for e in edges), quantiles)
 
 
 def paired_interval(diff: float, differing: float, q: float) -> tuple[float, float]:
@@ -113,13 +157,20 @@ def own_difference_se(fit, first: Mapping, second: Mapping, item_ids: Sequence[s
 
 
 def paired_intervals(
-    fit, first: Mapping, second: Mapping, diff: float, q: float, level: float, interval: str, item_ids=None
+    fit,
+    first: Mapping,
+    second: Mapping,
+    diff: float,
+    calibration: PairedCalibration,
+    level: float,
+    interval: str,
+    item_ids=None,
 ) -> tuple[float, float, float, float, bool]:
     """``(lower, upper, conformal_lower, conformal_upper, own)``: the pair's interval (its method's own
-    where ``interval`` allows and it has one, else the conformal one) and the conformal one; answers
-    keyed as :func:`own_difference_se` takes them."""
+    where ``interval`` allows and it has one, else the conformal one, from ``calibration``'s band of
+    the pair) and the conformal one; answers keyed as :func:`own_difference_se` takes them."""
     differing, _ = differing_on_shared(first, second)
-    c_lower, c_upper = paired_interval(diff, differing, q)
+    c_lower, c_upper = paired_interval(diff, differing, calibration.q(differing))
     se = own_difference_se(fit, first, second, item_ids) if interval != "conformal" else None
     if se is None:
         return c_lower, c_upper, c_lower, c_upper, False
@@ -217,7 +268,7 @@ def compare(
         check_count(given, budget)
     board, fit = stored_fit(board, method, budget, params, data_dir, seed, folds, log, cores, need_pairs=True)
     models = {name: estimate_from(board, fit, given, level, "conformal") for name, given in named.items()}
-    q = paired_quantile(fit.pairs, level)
+    calibration = paired_calibration(fit.pairs, level)
     unpaired = math.sqrt(2.0) * conformal_halfwidth(fit.calibration, level)  # the two intervals combined
     mdad = detectable_difference(fit.pairs, len(board.matrix.item_ids))
     names = list(named)
@@ -227,7 +278,7 @@ def compare(
             differing, shared = differing_on_shared(named[a].scores, named[b].scores)
             diff = models[b]["estimate"] - models[a]["estimate"]
             lower, upper, c_lower, c_upper, own = paired_intervals(
-                fit, named[a].scores, named[b].scores, diff, q, level, interval
+                fit, named[a].scores, named[b].scores, diff, calibration, level, interval
             )
             if interval == "own" and not own:
                 raise DataError(
@@ -265,7 +316,8 @@ def compare(
             if own_used
             else f"paired split-conformal from {len(fit.pairs)} pairs of held-out models of the leaderboard (pairs of "
             f"one calibration fold, each pair estimated by the method fitted without it), scaled by how much "
-            f"the two models' answers differ"
+            f"the two models' answers differ, its quantile from the pairs that differ about as much "
+            f"({len(calibration.quantiles)} bands)"
         ),
         "detectable_difference_points": mdad,
         "models": models,

@@ -18,6 +18,7 @@ from benchcast.new_model.compare import (
     compare,
     detectable_difference,
     differing_on_shared,
+    paired_calibration,
     paired_interval,
     paired_quantile,
     verdict,
@@ -52,6 +53,47 @@ def test_the_paired_quantile_is_the_conformal_rank_of_the_normalised_scores():
     # a new pair that differs on 8 items: +- q * 3
     assert paired_interval(0.05, 8, 0.01) == pytest.approx((0.02, 0.08))
     assert paired_interval(0.9, 8, 0.1) == (pytest.approx(0.6), 1.0)  # within the possible differences
+
+
+def test_the_paired_quantile_is_taken_per_band_of_differing_answers():
+    # 99 pairs each differing on 0, 8 and 24 items: band errors 0.01..0.99 x 1, x 3 and x 5
+    errors = np.arange(1, 100) / 100
+    d = np.repeat([0.0, 8.0, 24.0], 99)
+    e = np.concatenate([errors, 3 * errors, 5 * errors])
+    cal = paired_calibration(pairs_table(e, np.zeros(len(e)), d), 0.9)
+    assert len(cal.quantiles) == 3 and cal.edges[0] > 0 and cal.edges[0] <= 8 < cal.edges[1] <= 24
+    # each band's own conformal rank (90th smallest of 99) of its scores error / sqrt(d + 1)
+    assert cal.q(0) == pytest.approx(0.90)
+    assert cal.q(8) == pytest.approx(3 * 0.90 / 3)
+    assert cal.q(24) == pytest.approx(5 * 0.90 / 5)
+    assert cal.q(2) == cal.q(0) and cal.q(100) == cal.q(24)  # between and beyond the calibration's values
+    # too few pairs for three bands of MIN_PAIRS: one band, the global quantile
+    few = pairs_table(e[::9], np.zeros(len(e[::9])), d[::9])
+    one = paired_calibration(few, 0.9)
+    assert one.edges == () and one.quantiles == (paired_quantile(few, 0.9),)
+    # every pair alike (one value of differing): one band
+    same = paired_calibration(pairs_table(errors, np.zeros(99), np.full(99, 3.0)), 0.9)
+    assert same.quantiles == (pytest.approx(0.45),)
+
+
+def test_per_band_the_paired_interval_covers_where_one_quantile_for_all_does_not():
+    # a method whose error is relatively larger on close pairs than sqrt(d + 1) says: the global
+    # quantile under-covers the close pairs and over-covers the far ones; per band both hold
+    rng = np.random.default_rng(7)
+    d = rng.integers(0, 40, 6_000).astype(float)
+    scale = np.where(d < 10, 0.03, 0.01) * np.sqrt(d + 1)
+    err = rng.normal(0, 1, 6_000) * scale
+    cal_pairs, new = pairs_table(err[:3_000], np.zeros(3_000), d[:3_000]), slice(3_000, None)
+    band_cal, q_all = paired_calibration(cal_pairs, 0.9), paired_quantile(cal_pairs, 0.9)
+    half_band = np.array([band_cal.q(x) for x in d[new]]) * np.sqrt(d[new] + 1)
+    half_all = q_all * np.sqrt(d[new] + 1)
+    close = d[new] < 10
+
+    def cover(half, m):
+        return float(np.mean(np.abs(err[new][m]) <= half[m]))
+
+    assert cover(half_all, close) < 0.8 and cover(half_all, ~close) > 0.97
+    assert 0.87 <= cover(half_band, close) <= 0.93 and 0.87 <= cover(half_band, ~close) <= 0.93
 
 
 def test_mdad_on_held_out_pairs_is_the_first_bin_ordered_correctly_often_enough():

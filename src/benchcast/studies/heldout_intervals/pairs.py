@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from benchcast.new_model.compare import differing_on_shared, paired_intervals, paired_quantile
+from benchcast.new_model.compare import differing_on_shared, paired_calibration, paired_intervals
 from benchcast.new_model.fits import conformal_halfwidth
 
 PAIR_COLUMNS = [
@@ -74,7 +74,7 @@ def fold_pairs(fold: int, fit, level: float, members: list[dict], item_ids=None)
     conformal one from ``fit``'s paired calibration; a member's ``family`` (optional) names its family."""
     if len(members) < 2:
         return []
-    q = paired_quantile(fit.pairs, level)
+    calibration = paired_calibration(fit.pairs, level)
     unpaired = math.sqrt(2.0) * conformal_halfwidth(fit.calibration, level)
     truth = np.array([m["truth"] for m in members])
     close = nearest_pairs(np.abs(truth[:, None] - truth[None, :]))
@@ -88,7 +88,7 @@ def fold_pairs(fold: int, fit, level: float, members: list[dict], item_ids=None)
             diff = b["estimate"] - a["estimate"]
             mode = "auto" if item_ids is not None else "conformal"
             lower, upper, c_lower, c_upper, _ = paired_intervals(
-                fit, a["answers"], b["answers"], diff, q, level, mode, item_ids
+                fit, a["answers"], b["answers"], diff, calibration, level, mode, item_ids
             )
             rows.append(
                 {
