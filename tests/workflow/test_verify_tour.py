@@ -10,7 +10,8 @@ default run, made before the tests). Without one it is skipped, and with
 
 On a machine whose BLAS kernels are not the expected tour's (``manifest.json``'s ``kernels``), the
 outputs that differed under other kernels when the tour was shipped are not compared and said so,
-every claim and every other output still held: the same test passes there, by that route.
+every claim and every other output still held (to our bytes, or its copy's numbers to 1e-9): the
+same test passes there, by that route.
 """
 
 from __future__ import annotations
@@ -69,7 +70,10 @@ def test_the_default_run_reproduces_the_tour(tour_results, tmp_path):
     for study in ("misses_the_mark", "benchpress", "tailoredbench", "mdad", "cf_tasks"):
         assert any(line.startswith(f"PASS    {study}: ") for line in lines), proc.stdout
     (overall,) = [line for line in lines if line.startswith("PASS    overall:")]
-    assert "against expected run tour (detected" in overall and overall.endswith("reproduces")
+    assert "against expected run tour (detected" in overall
+    # on yet other kernels a held output may differ in a last bit: equal to rounding, said so
+    rounded = r" \(\d+ outputs equal to rounding 1e-09, not identical\)" if other_kernels() else ""
+    assert re.search(rf": reproduces({rounded})?$", overall), overall
     for study in ("misses_the_mark", "benchpress", "tailoredbench", "mdad", "cf_tasks"):
         got, of = re.search(r"claims (\d+)/(\d+)", next(x for x in lines if f" {study}: " in x)).groups()
         assert got == of and int(of) > 0  # every paper claim, on any kernels

@@ -58,7 +58,8 @@ def add_parser(sub) -> None:
         metavar="RTOL",
         help="a CSV/Parquet whose bytes differ counts as equal to rounding (reported apart) when its "
         "non-numeric cells are equal and its numbers within RTOL (relative), as another machine's BLAS "
-        "may round; default: strict bytes",
+        "may round; default: strict bytes, or on other BLAS kernels than the expected run's 1e-9 for the "
+        "outputs whose bytes did not differ under the kernels we ran",
     )
     p.add_argument("--report", type=Path, metavar="FILE", help="also write the full report as Markdown here")
 

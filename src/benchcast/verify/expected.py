@@ -22,7 +22,9 @@ A run's expected outputs are a folder, whatever the config (``tour``: the defaul
   machine's ``kernels`` (:func:`benchcast.blas.kernels`: what decides a result's last bits), and,
   when the run was also made under other kernels, ``kernel_dependent``: the outputs whose bytes
   differed there (:func:`kernel_dependent_outputs`), which ``benchcast verify`` does not hold to
-  our bytes on a machine with other kernels.
+  our bytes on a machine with other kernels. Such a run also copies every output *not* listed,
+  whatever ``copies`` says (under ``max_copy_mb``): on a machine with yet other kernels, verify
+  tells a last-bit difference in one of them from a changed result by comparing with the copy.
 
 Copied bytes are the run's bytes: nothing here rewrites a number.
 """
@@ -177,7 +179,7 @@ def write_expected(
     (``none``, ``csv`` or ``all``), each at most ``max_copy_mb``; the claim tables are always copied;
     ``kernels``: the kernels the run was made with (default: this machine's); ``other_kernels``: the
     digests of the same run made under other kernels, by a line naming those kernels (their
-    differences make the manifest's ``kernel_dependent``)."""
+    differences make the manifest's ``kernel_dependent``; every other output is then copied)."""
     from benchcast import __version__
     from benchcast.blas import kernels as machine_kernels
 
@@ -201,7 +203,12 @@ def write_expected(
     except ImportError:
         snakemake_version = None
     claims = {str(p.relative_to(results)) for pattern in CLAIM_GLOBS for p in results.glob(pattern)}
-    wanted = {p for _, p in rows if copies == "all" or (copies == "csv" and p.endswith(".csv"))} - claims
+    dependent = kernel_dependent_outputs(rows, list(other_kernels.values())) if other_kernels else None
+    wanted = {
+        p
+        for _, p in rows
+        if copies == "all" or (copies == "csv" and p.endswith(".csv")) or (dependent is not None and p not in dependent)
+    } - claims
     too_large = sorted(p for p in wanted if (results / p).stat().st_size > max_copy_mb * 1e6)
     manifest = {
         "run": name,
@@ -223,7 +230,7 @@ def write_expected(
     }
     if other_kernels:
         manifest["kernel_dependent_from"] = sorted(other_kernels)
-        manifest["kernel_dependent"] = kernel_dependent_outputs(rows, list(other_kernels.values()))
+        manifest["kernel_dependent"] = dependent
     staging = out.with_name(f".{out.name}.new")
     shutil.rmtree(staging, ignore_errors=True)
     copied = claims | (wanted - set(too_large))

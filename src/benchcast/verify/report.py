@@ -12,7 +12,7 @@ from benchcast.verify.check import FAIL, PARTIAL, PASS, StudyCheck, Verification
 
 EXIT = {PASS: 0, FAIL: 1, PARTIAL: 3}
 EXIT_HELP = (
-    "exit codes: 0 every study passes (identical, equal to rounding with --rounding, or not compared across BLAS kernels); 1 a mismatch "
+    "exit codes: 0 every study passes (identical, equal to rounding with --rounding or across BLAS kernels, or not compared across BLAS kernels); 1 a mismatch "
     "(a claim beyond tolerance or with another verdict, or a deterministic output's bytes); 3 a partial "
     "run, no mismatch (expected outputs missing; what is present holds); 2 bad input (not a results "
     "folder, no such expected run)"
@@ -82,7 +82,7 @@ def kernels_line(result: Verification, uncompared: int) -> str:
         f"note    kernels: this machine runs {result.kernels}, the expected run was made with "
         f"{result.expected_kernels}; {uncompared} output{'' if uncompared == 1 else 's'} whose bytes differed "
         "under other kernels when we made the run not compared (each claim held to its tolerance, every other "
-        "output to our bytes)"
+        f"output to our bytes or, where the expected run has a copy, to rounding {result.rounding:g})"
     )
 
 
@@ -99,8 +99,9 @@ def markdown(result: Verification) -> str:
         "",
         "Rounding: "
         + (
-            f"`--rounding {result.rounding:g}`: a CSV/Parquet whose bytes differ counts as equal to rounding "
-            "when its non-numeric cells are equal and its numbers within that relative tolerance."
+            f"{result.rounding_source or result.rounding}: a CSV/Parquet whose bytes differ counts as equal to "
+            "rounding when the expected run has a copy of it, its non-numeric cells are equal and its numbers "
+            f"within {result.rounding:g} (relative)."
             if result.rounding
             else "strict: every deterministic output must have our bytes (sha256)."
         ),

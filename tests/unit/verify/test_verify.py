@@ -215,8 +215,40 @@ def test_on_other_kernels_an_output_that_did_not_differ_there_is_still_held_to_o
     result = verify(theirs, expected, kernels="B")
     assert result.status == FAIL
     whats = [m.line() for m in result.studies["alpha"].mismatches]
-    assert "tables/alpha/table1.csv: bytes differ (sha256), and not on other kernels when we made the run" in whats
+    assert (
+        "tables/alpha/table1.csv: bytes differ (not on other kernels when we made the run); "
+        "column score row 2: 0.126, expected 0.125 (beyond rounding 1e-09)"
+    ) in whats
     assert any("ours 0.8, expected 0.7" in w for w in whats)
+    # no copy to compare with: its bytes alone
+    (expected.folder / "tables/alpha/table1.csv").unlink()
+    whats = [m.line() for m in verify(theirs, expected, kernels="B").studies["alpha"].mismatches]
+    assert "tables/alpha/table1.csv: bytes differ (sha256), and not on other kernels when we made the run" in whats
+
+
+def test_an_expected_run_with_a_kernel_list_copies_every_output_it_holds_to_our_bytes(tmp_path):
+    _, expected, m = other_kernels_run(tmp_path, listed=True)
+    assert m["copies"] == "csv"
+    assert (expected.folder / "data/toy/responses.parquet").is_file()  # held to our bytes: copied
+    assert not (expected.folder / "runs/beta/n=5.parquet").exists()  # kernel-dependent: not
+    assert (expected.folder / "tables/alpha/table1.csv").is_file()
+
+
+def test_on_yet_other_kernels_a_last_bit_difference_in_a_held_output_is_equal_to_rounding(tmp_path):
+    # kernels "C", not among those the run was made under: a sum's last bit moves in an output whose
+    # bytes were ours under "B"; a change beyond 1e-9 in the same output still fails
+    theirs, expected, _ = other_kernels_run(tmp_path, listed=True)
+    path = theirs / "data/toy/responses.parquet"
+    pd.DataFrame({"model_idx": [0, 1], "score": [1.0 - 2**-52, 0.0]}).to_parquet(path)
+    result = verify(theirs, expected, kernels="C")
+    assert result.status == PASS and result.rounding == 1e-9
+    assert result.studies["(shared)"].rounded == ["data/toy/responses.parquet"]
+    assert summary_lines(result)[-1].endswith("reproduces (1 outputs equal to rounding 1e-09, not identical)")
+    assert "other BLAS kernels: 1e-09" in markdown(result)
+    assert verify(theirs, expected, kernels="A").status == FAIL  # on the run's own kernels: bytes
+    pd.DataFrame({"model_idx": [0, 1], "score": [1.0 - 1e-6, 0.0]}).to_parquet(path)
+    far = verify(theirs, expected, kernels="C")
+    assert far.status == FAIL and "(beyond rounding 1e-09)" in far.studies["(shared)"].first_reason()
 
 
 def test_an_expected_run_without_a_kernel_list_holds_every_output_on_any_kernels(tmp_path):
