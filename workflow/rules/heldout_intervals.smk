@@ -98,6 +98,7 @@ rule hi_tables:
     params:
         cells=[(c.dataset, c.method, c.budget) for c in HI_JOBS.cells],
         level=HI["level"],
+        seed=config["seed"],
     resources:
         **JOB_RESOURCES.of("hi_tables"),
     log:

@@ -96,6 +96,8 @@ def test_auto_takes_each_folds_lowest_calibration_error_and_is_scored_on_the_fol
     assert table.loc["every", "auto_mae"] == pytest.approx(0.01) and table.loc[
         "every", "auto_over_best"
     ] == pytest.approx(1)
+    # auto always the best (every): the bootstrap ratio is 1 in every resample
+    assert (table.loc["every", "auto_over_best_lower"], table.loc["every", "auto_over_best_upper"]) == (1.0, 1.0)
     seconds = {("d", "random_sampling", 50): 1.0, ("d", "aipw", 50): 2.0, ("d", "my_method", 50): 10.0}
     added = auto_table(cells, list(frames.values()), seconds).set_index("candidates")
     assert added.loc["default", "first_fit_seconds_added"] == 2.0  # chose random_sampling once: aipw's fit added
@@ -122,3 +124,22 @@ def test_auto_in_the_heldout_test_chooses_what_choose_method_chooses_for_that_us
         mae = dict(zip(choice.table.method, choice.table.mae))
         for m in candidates:
             assert frames[m][frames[m].fold == f].calibration_mae.iloc[0] == pytest.approx(mae[m], abs=1e-12)
+
+
+def test_the_ratio_to_the_best_has_a_bootstrap_interval_that_chooses_the_best_again():
+    # two methods with errors of the same spread, "b" ahead by luck: auto chose "a"; the interval
+    # holds the point ratio, spans 1 (either could be the best in a resample), and is reproducible
+    from benchcast.studies.heldout_intervals.auto import ratio_interval
+
+    gen = np.random.default_rng(3)
+    ids = [f"m{i}" for i in range(80)]
+    a = pd.Series(np.abs(gen.normal(0, 0.03, 80)), index=ids)
+    b = pd.Series(np.abs(gen.normal(0, 0.03, 80)), index=ids)
+    point = a.mean() / min(a.mean(), b.mean())
+    lower, upper = ratio_interval(a, {"a": a, "b": b}, seed=0, stream="t")
+    assert lower <= point <= upper and lower == pytest.approx(1.0) and upper > 1.01
+    assert ratio_interval(a, {"a": a, "b": b}, seed=0, stream="t") == (lower, upper)
+    assert ratio_interval(a, {"a": a, "b": b}, seed=1, stream="t") != (lower, upper)
+    # a clearly worse auto: the whole interval above 1
+    lo, hi = ratio_interval(a + 0.05, {"a": a, "b": b}, seed=0, stream="t")
+    assert 1.5 < lo < hi

@@ -10,7 +10,9 @@ budget shares the folds and each fold's seed, so the candidate with the lowest `
 fold's models are ``auto``'s. The table sets that error beside the best single method's (the lowest
 held-out MAE of every method run, chosen *after* seeing the held-out errors: a bar no choice made
 beforehand can be sure to reach) and Random-Sampling's, for the default candidates and for every
-method run as candidates.
+method run as candidates. How sure the ratio to the best is: a 90% percentile bootstrap over the
+held-out models (Efron & Tibshirani 1993, ch. 13), the best single method chosen again in each
+resample, so that the interval carries the luck of the best in hindsight as well as auto's.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ import numpy as np
 import pandas as pd
 
 from benchcast.new_model.auto import CANDIDATES
+from benchcast.seeding import rng
+
+#: bootstrap resamples of the held-out models for the interval of ``auto_over_best``
+RESAMPLES = 2000
 
 
 def auto_rows(frames: dict[str, pd.DataFrame], candidates: Sequence[str]) -> pd.DataFrame:
@@ -40,13 +46,33 @@ def _mae(rows: pd.DataFrame) -> float:
     return float((rows.estimate - rows.truth).abs().mean())
 
 
-def auto_table(cells, frames: list[pd.DataFrame], fit_seconds: dict | None = None) -> pd.DataFrame:
+def _errors(rows: pd.DataFrame) -> pd.Series:
+    """Absolute errors by held-out model (``model_id`` where the rows have one, else row order)."""
+    errors = (rows.estimate - rows.truth).abs()
+    return errors.set_axis(rows.model_id) if "model_id" in rows else errors.reset_index(drop=True)
+
+
+def ratio_interval(
+    auto: pd.Series, single: dict[str, pd.Series], seed: int, stream: str, level: float = 0.9
+) -> tuple[float, float]:
+    """The ``level`` percentile-bootstrap interval of auto's MAE over the best single method's, the
+    models resampled with replacement and the best chosen again in each resample (module docstring)."""
+    errors = pd.DataFrame(single).reindex(auto.index).to_numpy()
+    mine = auto.to_numpy()
+    draw = rng(seed, 0, stream).integers(0, len(mine), size=(RESAMPLES, len(mine)))
+    best = errors[draw].mean(axis=1).min(axis=1)
+    ratios = np.divide(mine[draw].mean(axis=1), best, out=np.full(RESAMPLES, np.nan), where=best > 0)
+    tail = (1 - level) / 2
+    return float(np.nanquantile(ratios, tail)), float(np.nanquantile(ratios, 1 - tail))
+
+
+def auto_table(cells, frames: list[pd.DataFrame], fit_seconds: dict | None = None, seed: int = 0) -> pd.DataFrame:
     """Per dataset and budget and candidate list (``default``: :data:`CANDIDATES` that were run;
     ``every``: every method run): ``auto``'s held-out MAE, the methods it chose (with the number of
     folds each), the best single method and its MAE, Random-Sampling's MAE, and the ratios. With
     ``fit_seconds`` ((dataset, method, budget) -> seconds of a first fit with its calibration), the
     seconds ``auto``'s first call adds: its candidates' first fits but the chosen one's (the largest
-    over folds' choices)."""
+    over folds' choices); ``seed``: the bootstrap's (stream ``auto_bootstrap:<dataset>:<budget>:<candidates>``)."""
     by_key: dict[tuple[str, int], dict[str, pd.DataFrame]] = {}
     for (dataset, method, budget), rows in zip(cells, frames):
         by_key.setdefault((dataset, int(budget)), {})[method] = rows
@@ -61,6 +87,12 @@ def auto_table(cells, frames: list[pd.DataFrame], fit_seconds: dict | None = Non
             chose = rows.groupby("method", sort=False).fold.nunique()
             mae = _mae(rows)
             random = single.get("random_sampling", float("nan"))
+            lower, upper = ratio_interval(
+                _errors(rows),
+                {m: _errors(r) for m, r in methods.items()},
+                seed,
+                f"auto_bootstrap:{dataset}:{budget}:{label}",
+            )
             entry = {
                 "dataset": dataset,
                 "budget": budget,
@@ -72,6 +104,8 @@ def auto_table(cells, frames: list[pd.DataFrame], fit_seconds: dict | None = Non
                 "best_method": best,
                 "best_mae": single[best],
                 "auto_over_best": mae / single[best] if single[best] > 0 else float("nan"),
+                "auto_over_best_lower": lower,
+                "auto_over_best_upper": upper,
                 "random_sampling_mae": random,
                 "auto_over_random_sampling": mae / random if random > 0 else float("nan"),
             }
