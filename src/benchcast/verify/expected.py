@@ -204,11 +204,8 @@ def write_expected(
         snakemake_version = None
     claims = {str(p.relative_to(results)) for pattern in CLAIM_GLOBS for p in results.glob(pattern)}
     dependent = kernel_dependent_outputs(rows, list(other_kernels.values())) if other_kernels else None
-    wanted = {
-        p
-        for _, p in rows
-        if copies == "all" or (copies == "csv" and p.endswith(".csv")) or (dependent is not None and p not in dependent)
-    } - claims
+    held = {p for _, p in rows} - set(dependent) if dependent is not None else set()  # compared on other kernels
+    wanted = {p for _, p in rows if copies == "all" or (copies == "csv" and p.endswith(".csv")) or p in held} - claims
     too_large = sorted(p for p in wanted if (results / p).stat().st_size > max_copy_mb * 1e6)
     manifest = {
         "run": name,

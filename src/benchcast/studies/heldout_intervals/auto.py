@@ -42,14 +42,14 @@ def auto_rows(frames: dict[str, pd.DataFrame], candidates: Sequence[str]) -> pd.
     return pd.concat(chosen, ignore_index=True)
 
 
-def _mae(rows: pd.DataFrame) -> float:
-    return float((rows.estimate - rows.truth).abs().mean())
-
-
 def _errors(rows: pd.DataFrame) -> pd.Series:
     """Absolute errors by held-out model (``model_id`` where the rows have one, else row order)."""
     errors = (rows.estimate - rows.truth).abs()
     return errors.set_axis(rows.model_id) if "model_id" in rows else errors.reset_index(drop=True)
+
+
+def _mae(rows: pd.DataFrame) -> float:
+    return float(_errors(rows).mean())
 
 
 def ratio_interval(
