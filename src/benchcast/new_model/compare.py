@@ -19,13 +19,17 @@ calibration scores. The scale is that of a mean of ``d`` nonzero differences amo
 items (a model pair that answers alike is estimated alike, and the difference of their true scores
 is small): close pairs get narrow intervals, far apart pairs wide ones.
 
-That scale is right for some methods and not for others (an estimate that shrinks towards the
-leaderboard errs less on a pair of alike models than ``sqrt(d + 1)`` says; one that fits a few
-anchors errs more), so the quantile is taken per band of ``differing`` (Mondrian conformal
-prediction, Vovk, Gammerman & Shafer 2005, Section 4.5; :func:`paired_calibration`): the calibration
-pairs are cut at the tertiles of their ``differing`` and a new pair gets the ``q`` of its band, so
-the coverage holds within each band -- for close pairs too -- not only over all pairs. A band with
-fewer than :data:`MIN_PAIRS` pairs leaves one band for all.
+That scale is right for some methods and not for others, and no scale of a known quantity sees
+what matters most: an estimate that shrinks towards the leaderboard errs on a pair in proportion to
+the pair's true difference, so on two models of about equal score (two checkpoints) it errs far less
+than on two far apart models with as many differing answers. The quantile is therefore taken per
+band of the **true** difference (a label-conditional Mondrian conformal predictor, Vovk, Gammerman &
+Shafer 2005, Section 4.5, whose taxonomy may depend on the label; :func:`paired_calibration`): the
+calibration pairs are cut at the quintiles of their ``|true_b - true_a|``, each band has its own
+``q_k``, and the interval of a new pair is the hull of every difference ``t`` the pair's band of
+``|t|`` admits, ``|est_b - est_a - t| <= q_k(|t|) sqrt(d + 1)``. The coverage then holds within each
+band of true differences -- on close pairs too, where one quantile for all pairs would be too wide --
+not only over all pairs. Fewer than :data:`MIN_PAIRS` pairs a band leave fewer bands (one at least).
 
 A method whose estimator is linear in the answers and has a variance of its own (Random-Sampling: a
 mean of the core set; AIPW: its jackknife; :meth:`benchcast.methods.base.Method.difference_standard_error`)
@@ -42,7 +46,6 @@ Section 3, Eq. 5) computed on the same held-out pairs (:mod:`benchcast.stats.mda
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -80,44 +83,50 @@ def paired_quantile(pairs: pd.DataFrame, level: float) -> float:
     return float(scores[k - 1]) if len(scores) >= MIN_PAIRS and k <= len(scores) else math.inf
 
 
-#: the calibration pairs are cut into this many bands of ``differing``, equal in count (tertiles)
-BANDS = 3
+#: the calibration pairs are cut into this many bands of ``|true difference|``, equal in count (quintiles)
+BANDS = 5
 
 
 @dataclass(frozen=True)
 class PairedCalibration:
-    """The paired quantile per band of ``differing`` (module docstring): ``edges`` the bands' cuts
-    (a pair with ``differing`` at or above ``edges[k - 1]`` and below ``edges[k]`` is in band ``k``),
-    ``quantiles`` each band's ``q``."""
+    """The paired quantile per band of the true difference (module docstring): ``edges`` the bands'
+    cuts on ``|true_b - true_a|`` (a difference ``t`` with ``|t|`` at or above ``edges[k - 1]`` and
+    below ``edges[k]`` is in band ``k``), ``quantiles`` each band's ``q``."""
 
     edges: tuple[float, ...]
     quantiles: tuple[float, ...]
 
-    def q(self, differing: float) -> float:
-        return self.quantiles[bisect.bisect_right(self.edges, differing)]
+    def interval(self, diff: float, differing: float) -> tuple[float, float]:
+        """The hull of the differences ``t`` with ``|diff - t| <= q(|t|) sqrt(differing + 1)``, within
+        the possible differences [-1, 1] (never empty: ``diff`` itself is admitted by its own band)."""
+        scale = math.sqrt(differing + 1.0)
+        lower, upper = math.inf, -math.inf
+        for low, high, q in zip((0.0, *self.edges), (*self.edges, math.inf), self.quantiles):
+            for side_low, side_high in ((low, high), (-high, -low)):  # the band's t >= 0 and t <= 0
+                lo, hi = max(diff - q * scale, side_low), min(diff + q * scale, side_high)
+                if lo <= hi:
+                    lower, upper = min(lower, lo), max(upper, hi)
+        return max(-1.0, lower), min(1.0, upper)
 
 
 def paired_calibration(pairs: pd.DataFrame, level: float, bands: int = BANDS) -> PairedCalibration:
     """:class:`PairedCalibration` from calibration pairs: cut at the ``bands``-quantiles of their
-    ``differing`` (ties kept in one band), each band's :func:`paired_quantile`; one band when any
-    would hold fewer than :data:`MIN_PAIRS` pairs."""
-    whole = PairedCalibration((), (paired_quantile(pairs, level),))
-    differing = pairs["differing"].to_numpy(float)
-    if bands < 2 or len(differing) < bands * MIN_PAIRS:
-        return whole
-    edges = np.unique(np.quantile(differing, np.arange(1, bands) / bands))
-    edges = edges[edges > differing.min()]  # a cut at the smallest value would leave an empty band
-    band = np.searchsorted(edges, differing, side="right")
-    if len(edges) == 0 or np.bincount(band, minlength=len(edges) + 1).min() < MIN_PAIRS:
-        return whole
-    quantiles = tuple(paired_quantile(pairs[band == k], level) for k in range(len(edges) + 1))
-    return PairedCalibration(tuple(float(e) for e in edges), quantiles)
+    ``|truth_diff|`` (ties kept in one band), each band's :func:`paired_quantile`; as many bands as
+    hold :data:`MIN_PAIRS` pairs each, up to ``bands`` (one at least)."""
+    size = np.abs(pairs["truth_diff"].to_numpy(float))
+    for count in range(min(bands, len(size) // MIN_PAIRS), 1, -1):
+        edges = np.unique(np.quantile(size, np.arange(1, count) / count))
+        edges = edges[edges > size.min()]  # a cut at the smallest value would leave an empty band
+        band = np.searchsorted(edges, size, side="right")
+        if len(edges) and np.bincount(band, minlength=len(edges) + 1).min() >= MIN_PAIRS:
+            quantiles = tuple(paired_quantile(pairs[band == k], level) for k in range(len(edges) + 1))
+            return PairedCalibration(tuple(float(e) for e in edges), quantiles)
+    return PairedCalibration((), (paired_quantile(pairs, level),))
 
 
 def paired_interval(diff: float, differing: float, q: float) -> tuple[float, float]:
-    """``diff +- q sqrt(differing + 1)``, within the possible differences [-1, 1]."""
-    half = q * math.sqrt(differing + 1.0)
-    return max(-1.0, diff - half), min(1.0, diff + half)
+    """``diff +- q sqrt(differing + 1)``, within the possible differences [-1, 1] (one band)."""
+    return PairedCalibration((), (q,)).interval(diff, differing)
 
 
 def detectable_difference(pairs: pd.DataFrame, items: int, criterion: Criterion | None = None) -> float:
@@ -167,10 +176,10 @@ def paired_intervals(
     item_ids=None,
 ) -> tuple[float, float, float, float, bool]:
     """``(lower, upper, conformal_lower, conformal_upper, own)``: the pair's interval (its method's own
-    where ``interval`` allows and it has one, else the conformal one, from ``calibration``'s band of
-    the pair) and the conformal one; answers keyed as :func:`own_difference_se` takes them."""
+    where ``interval`` allows and it has one, else the conformal one, from ``calibration``) and the
+    conformal one; answers keyed as :func:`own_difference_se` takes them."""
     differing, _ = differing_on_shared(first, second)
-    c_lower, c_upper = paired_interval(diff, differing, calibration.q(differing))
+    c_lower, c_upper = calibration.interval(diff, differing)
     se = own_difference_se(fit, first, second, item_ids) if interval != "conformal" else None
     if se is None:
         return c_lower, c_upper, c_lower, c_upper, False
@@ -316,7 +325,7 @@ def compare(
             if own_used
             else f"paired split-conformal from {len(fit.pairs)} pairs of held-out models of the leaderboard (pairs of "
             f"one calibration fold, each pair estimated by the method fitted without it), scaled by how much "
-            f"the two models' answers differ, its quantile from the pairs that differ about as much "
+            f"the two models' answers differ, its quantile per band of the true difference "
             f"({len(calibration.quantiles)} bands)"
         ),
         "detectable_difference_points": mdad,

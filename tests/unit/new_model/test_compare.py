@@ -15,6 +15,7 @@ import pytest
 
 from benchcast.new_model import select
 from benchcast.new_model.compare import (
+    PairedCalibration,
     compare,
     detectable_difference,
     differing_on_shared,
@@ -55,45 +56,62 @@ def test_the_paired_quantile_is_the_conformal_rank_of_the_normalised_scores():
     assert paired_interval(0.9, 8, 0.1) == (pytest.approx(0.6), 1.0)  # within the possible differences
 
 
-def test_the_paired_quantile_is_taken_per_band_of_differing_answers():
-    # 99 pairs each differing on 0, 8 and 24 items: band errors 0.01..0.99 x 1, x 3 and x 5
+def test_the_paired_quantile_is_taken_per_band_of_the_true_difference():
+    # 99 pairs at each of five true differences (either sign): band errors 0.01..0.99 x 1 .. x 5
     errors = np.arange(1, 100) / 100
-    d = np.repeat([0.0, 8.0, 24.0], 99)
-    e = np.concatenate([errors, 3 * errors, 5 * errors])
-    cal = paired_calibration(pairs_table(e, np.zeros(len(e)), d), 0.9)
-    assert len(cal.quantiles) == 3 and cal.edges[0] > 0 and cal.edges[0] <= 8 < cal.edges[1] <= 24
-    # each band's own conformal rank (90th smallest of 99) of its scores error / sqrt(d + 1)
-    assert cal.q(0) == pytest.approx(0.90)
-    assert cal.q(8) == pytest.approx(3 * 0.90 / 3)
-    assert cal.q(24) == pytest.approx(5 * 0.90 / 5)
-    assert cal.q(2) == cal.q(0) and cal.q(100) == cal.q(24)  # between and beyond the calibration's values
-    # too few pairs for three bands of MIN_PAIRS: one band, the global quantile
-    few = pairs_table(e[::9], np.zeros(len(e[::9])), d[::9])
-    one = paired_calibration(few, 0.9)
-    assert one.edges == () and one.quantiles == (paired_quantile(few, 0.9),)
-    # every pair alike (one value of differing): one band
+    size = np.repeat([0.0, 0.02, 0.05, 0.1, 0.2], 99)
+    truth = size * np.where(np.arange(len(size)) % 2, 1, -1)
+    e = np.concatenate([k * errors for k in range(1, 6)])
+    cal = paired_calibration(pairs_table(truth + e, truth, np.full(len(e), 3.0)), 0.9)
+    assert len(cal.edges) == 4 and 0 < cal.edges[0] <= 0.02 < cal.edges[1] <= 0.05 < cal.edges[2] <= 0.1
+    # each band's own conformal rank (90th smallest of 99) of its scores error / sqrt(3 + 1)
+    assert cal.quantiles == pytest.approx([k * 0.90 / 2 for k in range(1, 6)])
+    # fewer pairs: as many bands as hold MIN_PAIRS each (60 pairs: three; 59: two; 62 on five values
+    # of 12-13 pairs each: two), then one
+    spread = np.linspace(0, 0.3, 60)
+    assert len(paired_calibration(pairs_table(spread, spread, np.ones(60)), 0.9).quantiles) == 3
+    assert len(paired_calibration(pairs_table(spread[1:], spread[1:], np.ones(59)), 0.9).quantiles) == 2
+    assert len(paired_calibration(pairs_table(truth + e, truth, np.full(len(e), 3.0)).iloc[::8], 0.9).quantiles) == 2
+    few = pairs_table(e[::20], truth[::20], np.full(len(e[::20]), 3.0))
+    assert paired_calibration(few, 0.9) == PairedCalibration((), (paired_quantile(few, 0.9),))
+    # every pair of one true difference: one band
     same = paired_calibration(pairs_table(errors, np.zeros(99), np.full(99, 3.0)), 0.9)
     assert same.quantiles == (pytest.approx(0.45),)
 
 
-def test_per_band_the_paired_interval_covers_where_one_quantile_for_all_does_not():
-    # a method whose error is relatively larger on close pairs than sqrt(d + 1) says: the global
-    # quantile under-covers the close pairs and over-covers the far ones; per band both hold
+def test_the_paired_interval_is_the_hull_of_the_differences_each_band_admits():
+    cal = PairedCalibration((0.01, 0.03), (0.001, 0.004, 0.005))  # differing 3: half-widths x 2
+    # an estimated difference of 0: only the closest band admits anything (within 0.002 of 0)
+    assert cal.interval(0.0, 3) == pytest.approx((-0.002, 0.002))
+    # 0.05: the far band's +- 0.01; the others admit nothing there
+    assert cal.interval(0.05, 3) == pytest.approx((0.04, 0.06))
+    # a far band that errs widely reaches back to an estimate of 0: the interval says so
+    wide = PairedCalibration((0.01, 0.03), (0.001, 0.01, 0.02))
+    assert wide.interval(0.0, 3) == pytest.approx((-0.04, 0.04))
+    # no quantile (too few pairs): every possible difference
+    assert PairedCalibration((), (math.inf,)).interval(0.3, 3) == (-1.0, 1.0)
+
+
+def test_per_band_of_the_true_difference_the_paired_interval_covers_close_and_far_pairs():
+    # an estimate that shrinks differences to half (as a regression on anchors does): its error is
+    # half the true difference plus noise, so one quantile for all pairs over-covers the close pairs
+    # (two checkpoints) and under-covers the far ones; per band of the true difference both hold
     rng = np.random.default_rng(7)
-    d = rng.integers(0, 40, 6_000).astype(float)
-    scale = np.where(d < 10, 0.03, 0.01) * np.sqrt(d + 1)
-    err = rng.normal(0, 1, 6_000) * scale
-    cal_pairs, new = pairs_table(err[:3_000], np.zeros(3_000), d[:3_000]), slice(3_000, None)
-    band_cal, q_all = paired_calibration(cal_pairs, 0.9), paired_quantile(cal_pairs, 0.9)
-    half_band = np.array([band_cal.q(x) for x in d[new]]) * np.sqrt(d[new] + 1)
-    half_all = q_all * np.sqrt(d[new] + 1)
-    close = d[new] < 10
+    truth = rng.uniform(-0.2, 0.2, 8_000)
+    d = rng.integers(0, 40, 8_000).astype(float)
+    est = 0.5 * truth + rng.normal(0, 0.004, 8_000) * np.sqrt(d + 1)
+    cal_pairs, new = pairs_table(est[:4_000], truth[:4_000], d[:4_000]), slice(4_000, None)
+    band_cal = paired_calibration(cal_pairs, 0.9)
+    one = PairedCalibration((), (paired_quantile(cal_pairs, 0.9),))
 
-    def cover(half, m):
-        return float(np.mean(np.abs(err[new][m]) <= half[m]))
+    def cover(cal, m):
+        inside = [lo <= t <= hi for (lo, hi), t in zip(map(cal.interval, est[new], d[new]), truth[new])]
+        return float(np.mean(np.array(inside)[m]))
 
-    assert cover(half_all, close) < 0.8 and cover(half_all, ~close) > 0.97
-    assert 0.87 <= cover(half_band, close) <= 0.93 and 0.87 <= cover(half_band, ~close) <= 0.93
+    # the closest and the farthest fifth of pairs (the first and the last band)
+    close, far = np.abs(truth[new]) < band_cal.edges[0], np.abs(truth[new]) >= band_cal.edges[-1]
+    assert cover(one, close) > 0.97 and cover(one, far) < 0.8
+    assert 0.85 <= cover(band_cal, close) <= 0.95 and 0.85 <= cover(band_cal, far) <= 0.95
 
 
 def test_mdad_on_held_out_pairs_is_the_first_bin_ordered_correctly_often_enough():
