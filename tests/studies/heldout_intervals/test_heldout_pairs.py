@@ -11,10 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchcast.new_model.compare import paired_calibration
 from benchcast.new_model.leaderboard import load_leaderboard
 from benchcast.studies.heldout_intervals.heldout import heldout
 from benchcast.studies.heldout_intervals.pairs import (
     PAIR_COLUMNS,
+    conformal_again,
     fold_pairs,
     nearest_pairs,
     paired_table,
@@ -95,8 +97,10 @@ def test_the_held_out_pairs_are_every_pair_of_a_fold_and_change_no_held_out_row(
     board = load_leaderboard(str(write_matrix(tmp_path / "all.csv", scores)))
     quiet = {"log": lambda s: None}
     alone = heldout(board, "random_sampling", None, 30, 0, 4, 4, 0.9, **quiet)
-    pairs = []
-    rows = heldout(board, "random_sampling", None, 30, 0, 4, 4, 0.9, pairs_out=pairs, **quiet)
+    pairs, calibration = [], []
+    rows = heldout(
+        board, "random_sampling", None, 30, 0, 4, 4, 0.9, pairs_out=pairs, calibration_pairs_out=calibration, **quiet
+    )
     pd.testing.assert_frame_equal(
         rows.drop(columns=["select_seconds", "estimate_seconds", "fit_seconds"]),
         alone.drop(columns=["select_seconds", "estimate_seconds", "fit_seconds"]),
@@ -115,3 +119,13 @@ def test_the_held_out_pairs_are_every_pair_of_a_fold_and_change_no_held_out_row(
     # Random-Sampling's pairs get its own interval, as compare gives it; the conformal one beside it
     assert (pairs.lower != pairs.conformal_lower).any()
     assert ((pairs.conformal_lower <= pairs.difference) & (pairs.difference <= pairs.conformal_upper)).all()
+    # each fold's fit's calibration pairs give the conformal intervals again, to the bit; another
+    # calibration gives other intervals from the same pairs
+    calibration = pd.concat(calibration, ignore_index=True)
+    assert sorted(calibration.heldout_fold.unique()) == [0, 1, 2, 3] and len(calibration) > 4 * 20
+    pd.testing.assert_frame_equal(conformal_again(pairs, calibration, 0.9), pairs)
+    one_band = conformal_again(pairs, calibration, 0.9, lambda c, level: paired_calibration(c, level, bands=1))
+    assert not one_band.conformal_upper.equals(pairs.conformal_upper)
+    assert one_band.drop(columns=["conformal_lower", "conformal_upper"]).equals(
+        pairs.drop(columns=["conformal_lower", "conformal_upper"])
+    )

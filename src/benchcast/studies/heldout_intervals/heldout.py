@@ -123,6 +123,7 @@ def heldout(
     log=print,
     pairs_out: list | None = None,
     families=None,
+    calibration_pairs_out: list | None = None,
 ) -> pd.DataFrame:
     """One row per model of ``board``: its estimate, interval and truth when held out (module doc),
     and ``calibration_mae``, the mean absolute error over the calibration rows of the fit it was
@@ -130,7 +131,10 @@ def heldout(
     With ``pairs_out`` (a list), every pair of one held-out fold's models is compared as
     ``benchcast compare`` compares two new models, and each pair's row appended to it
     (:func:`benchcast.studies.heldout_intervals.pairs.fold_pairs`). ``families``: each model's family
-    or None (:func:`deal_folds`)."""
+    or None (:func:`deal_folds`). With ``calibration_pairs_out`` (a list), each held-out fold's fit's
+    calibration pairs (what its paired intervals were calibrated on) are appended to it, a frame with
+    ``heldout_fold``, so that another calibration can be tried on the same pairs
+    (:func:`benchcast.studies.heldout_intervals.pairs.conformal_again`)."""
     scores, ids = board.matrix.scores, board.matrix.model_ids
     n_models = len(ids)
     outer = min(int(outer_folds), n_models)
@@ -167,6 +171,8 @@ def heldout(
                 )
             if pairs_out is not None:
                 pairs_out += fold_pairs(f, fit, level, members, board.matrix.item_ids)
+            if calibration_pairs_out is not None:
+                calibration_pairs_out.append(fit.pairs.assign(heldout_fold=f))
             log(
                 f"{board.key} {method} n={budget}: held-out fold {f + 1} of {outer}, fit and calibration {fit_seconds:.1f}s"
             )

@@ -19,6 +19,8 @@ HELDOUT_TIMING = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.t
 CLI_SECONDS = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.cli.json"
 #: every pair of one held-out fold's models, compared as ``benchcast compare`` compares two new models
 HELDOUT_PAIRS = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.pairs.parquet"
+#: each held-out fold's fit's calibration pairs (``heldout_fold``): what the pairs' intervals were calibrated on
+HELDOUT_CALIBRATION_PAIRS = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.calibration_pairs.parquet"
 TABLES = "results/tables/heldout_intervals"
 
 

@@ -112,6 +112,19 @@ def fold_pairs(fold: int, fit, level: float, members: list[dict], item_ids=None)
     return rows
 
 
+def conformal_again(pairs: pd.DataFrame, calibration_pairs: pd.DataFrame, level: float, calibrate=paired_calibration):
+    """The held-out ``pairs`` (:data:`PAIR_COLUMNS`) with their conformal interval made again from
+    each held-out fold's fit's ``calibration_pairs`` (``heldout_fold`` and the fit's pair columns) by
+    ``calibrate`` (``(pairs, level) -> PairedCalibration``): with the default, the intervals the
+    held-out run wrote; with another, what that calibration would have given the same pairs."""
+    out = pairs.copy()
+    for fold, rows in pairs.groupby("fold"):
+        calibration = calibrate(calibration_pairs[calibration_pairs.heldout_fold == fold], level)
+        bounds = [calibration.interval(d, n) for d, n in zip(rows.difference, rows.differing)]
+        out.loc[rows.index, ["conformal_lower", "conformal_upper"]] = np.array(bounds, dtype=np.float64).reshape(-1, 2)
+    return out
+
+
 def summarise_pairs(pairs: pd.DataFrame) -> dict:
     """Coverage of the paired intervals, their median half-width against the unpaired intervals
     combined, how often a verdict is given and how often its sign is right (0-1 scale)."""
