@@ -29,7 +29,12 @@ calibration pairs are cut at the quintiles of their ``|true_b - true_a|``, each 
 ``q_k``, and the interval of a new pair is the hull of every difference ``t`` the pair's band of
 ``|t|`` admits, ``|est_b - est_a - t| <= q_k(|t|) sqrt(d + 1)``. The coverage then holds within each
 band of true differences -- on close pairs too, where one quantile for all pairs would be too wide --
-not only over all pairs. Fewer than :data:`MIN_PAIRS` pairs a band leave fewer bands (one at least).
+not only over all pairs. The hull reaches as far as any band's quantile does, so every band must
+hold :data:`TRUTH_BAND_PAIRS` pairs (fewer bands where they would not). A leaderboard too small for
+two such bands (HELM's GSM, 83 models: about 190 calibration pairs) gets bands of ``differing``
+instead (tertiles, :data:`MIN_PAIRS` pairs each at least; ``diff +- q_k sqrt(d + 1)``): in the held-out
+test they covered GSM's close pairs better than bands of the truth of 40-60 pairs each (2026-12-07,
+docs/studies/heldout_intervals.md). With fewer pairs still: one quantile for all.
 
 A method whose estimator is linear in the answers and has a variance of its own (Random-Sampling: a
 mean of the core set; AIPW: its jackknife; :meth:`benchcast.methods.base.Method.difference_standard_error`)
@@ -46,6 +51,7 @@ Section 3, Eq. 5) computed on the same held-out pairs (:mod:`benchcast.stats.mda
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -83,23 +89,33 @@ def paired_quantile(pairs: pd.DataFrame, level: float) -> float:
     return float(scores[k - 1]) if len(scores) >= MIN_PAIRS and k <= len(scores) else math.inf
 
 
-#: the calibration pairs are cut into this many bands of ``|true difference|``, equal in count (quintiles)
-BANDS = 5
+#: the calibration pairs are cut into this many bands of ``|true difference|`` (quintiles) ...
+TRUTH_BANDS = 5
+#: ... where each band holds at least this many: the interval is a hull over every band, so one
+#: band's noisy quantile would widen every pair's interval
+TRUTH_BAND_PAIRS = 100
+#: otherwise into this many bands of ``differing`` (tertiles), each of at least :data:`MIN_PAIRS`
+DIFFERING_BANDS = 3
 
 
 @dataclass(frozen=True)
 class PairedCalibration:
-    """The paired quantile per band of the true difference (module docstring): ``edges`` the bands'
-    cuts on ``|true_b - true_a|`` (a difference ``t`` with ``|t|`` at or above ``edges[k - 1]`` and
-    below ``edges[k]`` is in band ``k``), ``quantiles`` each band's ``q``."""
+    """The paired quantile per band (module docstring): ``edges`` the bands' cuts (a value at or
+    above ``edges[k - 1]`` and below ``edges[k]`` is in band ``k``), ``quantiles`` each band's ``q``;
+    ``by`` what the bands cut: ``truth`` (``|true_b - true_a|``) or ``differing``."""
 
     edges: tuple[float, ...]
     quantiles: tuple[float, ...]
+    by: str = "truth"
 
     def interval(self, diff: float, differing: float) -> tuple[float, float]:
-        """The hull of the differences ``t`` with ``|diff - t| <= q(|t|) sqrt(differing + 1)``, within
-        the possible differences [-1, 1] (never empty: ``diff`` itself is admitted by its own band)."""
+        """Bands of ``differing``: ``diff +- q sqrt(differing + 1)``, ``q`` the pair's band's. Bands of
+        the truth: the hull of the differences ``t`` with ``|diff - t| <= q(|t|) sqrt(differing + 1)``
+        (never empty: ``diff`` itself is admitted by its own band). Within the possible differences [-1, 1]."""
         scale = math.sqrt(differing + 1.0)
+        if self.by == "differing":
+            q = self.quantiles[bisect.bisect_right(self.edges, differing)]
+            return max(-1.0, diff - q * scale), min(1.0, diff + q * scale)
         lower, upper = math.inf, -math.inf
         for low, high, q in zip((0.0, *self.edges), (*self.edges, math.inf), self.quantiles):
             for side_low, side_high in ((low, high), (-high, -low)):  # the band's t >= 0 and t <= 0
@@ -109,18 +125,34 @@ class PairedCalibration:
         return max(-1.0, lower), min(1.0, upper)
 
 
-def paired_calibration(pairs: pd.DataFrame, level: float, bands: int = BANDS) -> PairedCalibration:
-    """:class:`PairedCalibration` from calibration pairs: cut at the ``bands``-quantiles of their
-    ``|truth_diff|`` (ties kept in one band), each band's :func:`paired_quantile`; as many bands as
-    hold :data:`MIN_PAIRS` pairs each, up to ``bands`` (one at least)."""
-    size = np.abs(pairs["truth_diff"].to_numpy(float))
-    for count in range(min(bands, len(size) // MIN_PAIRS), 1, -1):
-        edges = np.unique(np.quantile(size, np.arange(1, count) / count))
-        edges = edges[edges > size.min()]  # a cut at the smallest value would leave an empty band
-        band = np.searchsorted(edges, size, side="right")
-        if len(edges) and np.bincount(band, minlength=len(edges) + 1).min() >= MIN_PAIRS:
+def _bands(values: np.ndarray, most: int, least: int):
+    """The cuts at the ``k``-quantiles of ``values`` (ties kept in one band) and each value's band,
+    for the largest ``k <= most`` whose every band holds ``least`` values; None below two bands."""
+    for count in range(min(most, len(values) // least), 1, -1):
+        edges = np.unique(np.quantile(values, np.arange(1, count) / count))
+        edges = edges[edges > values.min()]  # a cut at the smallest value would leave an empty band
+        band = np.searchsorted(edges, values, side="right")
+        if len(edges) and np.bincount(band, minlength=len(edges) + 1).min() >= least:
+            return edges, band
+    return None
+
+
+def paired_calibration(
+    pairs: pd.DataFrame, level: float, bands: int = TRUTH_BANDS, band_pairs: int = TRUTH_BAND_PAIRS
+) -> PairedCalibration:
+    """:class:`PairedCalibration` from calibration pairs: bands of ``|truth_diff|`` (up to ``bands``,
+    each of ``band_pairs`` pairs at least), else bands of ``differing`` (up to
+    :data:`DIFFERING_BANDS`, each of :data:`MIN_PAIRS`), else one band; each band's
+    :func:`paired_quantile`."""
+    for by, values, most, least in (
+        ("truth", np.abs(pairs["truth_diff"].to_numpy(float)), bands, band_pairs),
+        ("differing", pairs["differing"].to_numpy(float), DIFFERING_BANDS, MIN_PAIRS),
+    ):
+        cut = _bands(values, most, least)
+        if cut is not None:
+            edges, band = cut
             quantiles = tuple(paired_quantile(pairs[band == k], level) for k in range(len(edges) + 1))
-            return PairedCalibration(tuple(float(e) for e in edges), quantiles)
+            return PairedCalibration(tuple(float(e) for e in edges), quantiles, by)
     return PairedCalibration((), (paired_quantile(pairs, level),))
 
 
@@ -325,7 +357,8 @@ def compare(
             if own_used
             else f"paired split-conformal from {len(fit.pairs)} pairs of held-out models of the leaderboard (pairs of "
             f"one calibration fold, each pair estimated by the method fitted without it), scaled by how much "
-            f"the two models' answers differ, its quantile per band of the true difference "
+            f"the two models' answers differ, its quantile per band of "
+            f"{'the true difference' if calibration.by == 'truth' else 'differing answers'} "
             f"({len(calibration.quantiles)} bands)"
         ),
         "detectable_difference_points": mdad,

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchcast.new_model.compare import paired_calibration
+from benchcast.new_model.compare import PairedCalibration, paired_quantile
 from benchcast.new_model.leaderboard import load_leaderboard
 from benchcast.studies.heldout_intervals.heldout import heldout
 from benchcast.studies.heldout_intervals.pairs import (
@@ -124,7 +124,9 @@ def test_the_held_out_pairs_are_every_pair_of_a_fold_and_change_no_held_out_row(
     calibration = pd.concat(calibration, ignore_index=True)
     assert sorted(calibration.heldout_fold.unique()) == [0, 1, 2, 3] and len(calibration) > 4 * 20
     pd.testing.assert_frame_equal(conformal_again(pairs, calibration, 0.9), pairs)
-    one_band = conformal_again(pairs, calibration, 0.9, lambda c, level: paired_calibration(c, level, bands=1))
+    one_band = conformal_again(
+        pairs, calibration, 0.9, lambda c, level: PairedCalibration((), (paired_quantile(c, level),))
+    )
     assert not one_band.conformal_upper.equals(pairs.conformal_upper)
     assert one_band.drop(columns=["conformal_lower", "conformal_upper"]).equals(
         pairs.drop(columns=["conformal_lower", "conformal_upper"])

@@ -57,26 +57,69 @@ def test_the_paired_quantile_is_the_conformal_rank_of_the_normalised_scores():
 
 
 def test_the_paired_quantile_is_taken_per_band_of_the_true_difference():
-    # 99 pairs at each of five true differences (either sign): band errors 0.01..0.99 x 1 .. x 5
-    errors = np.arange(1, 100) / 100
-    size = np.repeat([0.0, 0.02, 0.05, 0.1, 0.2], 99)
+    # 100 pairs at each of five true differences (either sign): band errors 0.01..1.00 x 1 .. x 5
+    errors = np.arange(1, 101) / 100
+    size = np.repeat([0.0, 0.02, 0.05, 0.1, 0.2], 100)
     truth = size * np.where(np.arange(len(size)) % 2, 1, -1)
     e = np.concatenate([k * errors for k in range(1, 6)])
-    cal = paired_calibration(pairs_table(truth + e, truth, np.full(len(e), 3.0)), 0.9)
-    assert len(cal.edges) == 4 and 0 < cal.edges[0] <= 0.02 < cal.edges[1] <= 0.05 < cal.edges[2] <= 0.1
-    # each band's own conformal rank (90th smallest of 99) of its scores error / sqrt(3 + 1)
-    assert cal.quantiles == pytest.approx([k * 0.90 / 2 for k in range(1, 6)])
-    # fewer pairs: as many bands as hold MIN_PAIRS each (60 pairs: three; 59: two; 62 on five values
-    # of 12-13 pairs each: two), then one
+    table = pairs_table(truth + e, truth, np.full(len(e), 3.0))
+    cal = paired_calibration(table, 0.9)
+    assert cal.by == "truth" and len(cal.edges) == 4
+    assert 0 < cal.edges[0] <= 0.02 < cal.edges[1] <= 0.05 < cal.edges[2] <= 0.1 < cal.edges[3] <= 0.2
+    # each band's own conformal rank (91st smallest of 100) of its scores error / sqrt(3 + 1)
+    assert cal.quantiles == pytest.approx([k * 0.91 / 2 for k in range(1, 6)])
+    # fewer pairs: as many bands as hold the least each (60 spread pairs, 20 a band: three; 59: two;
+    # the five values' 62 pairs of 12-13 each: two)
     spread = np.linspace(0, 0.3, 60)
-    assert len(paired_calibration(pairs_table(spread, spread, np.ones(60)), 0.9).quantiles) == 3
-    assert len(paired_calibration(pairs_table(spread[1:], spread[1:], np.ones(59)), 0.9).quantiles) == 2
-    assert len(paired_calibration(pairs_table(truth + e, truth, np.full(len(e), 3.0)).iloc[::8], 0.9).quantiles) == 2
-    few = pairs_table(e[::20], truth[::20], np.full(len(e[::20]), 3.0))
+    assert len(paired_calibration(pairs_table(spread, spread, np.ones(60)), 0.9, band_pairs=20).edges) == 2
+    assert len(paired_calibration(pairs_table(spread[1:], spread[1:], np.ones(59)), 0.9, band_pairs=20).edges) == 1
+    assert len(paired_calibration(table.iloc[::8], 0.9, band_pairs=20).edges) == 1
+
+
+def test_too_few_pairs_for_bands_of_the_truth_take_bands_of_differing_answers():
+    # 99 pairs each differing on 0, 8 and 24 items, true differences all 0: band errors x 1, x 3, x 5
+    errors = np.arange(1, 100) / 10_000
+    d = np.repeat([0.0, 8.0, 24.0], 99)
+    e = np.concatenate([errors, 3 * errors, 5 * errors])
+    cal = paired_calibration(pairs_table(e, np.zeros(len(e)), d), 0.9)
+    assert cal.by == "differing" and len(cal.quantiles) == 3 and 0 < cal.edges[0] <= 8 < cal.edges[1] <= 24
+    # each band's own conformal rank (90th smallest of 99) of its scores error / sqrt(d + 1)
+    assert cal.quantiles == pytest.approx([0.0090, 3 * 0.0090 / 3, 5 * 0.0090 / 5])
+    # a pair gets its band's quantile, between and beyond the calibration's values too: diff +- q sqrt(d + 1)
+    assert cal.interval(0.0, 0) == pytest.approx((-0.009, 0.009))
+    assert cal.interval(0.1, 8) == pytest.approx((0.1 - 0.009 * 3, 0.1 + 0.009 * 3))
+    assert cal.interval(0.0, 2) == pytest.approx((-0.009 * math.sqrt(3), 0.009 * math.sqrt(3)))
+    assert cal.interval(0.5, 9_999) == pytest.approx((0.5 - 0.9, 1.0))  # within the possible differences
+    # 150 pairs of spread true differences: one band of the truth (of 100), three of differing
+    spread = np.linspace(0, 0.3, 150)
+    assert paired_calibration(pairs_table(spread, spread, np.arange(150.0)), 0.9).by == "differing"
+    # too few pairs for three bands of MIN_PAIRS: one band, the global quantile
+    few = pairs_table(e[::9], np.zeros(len(e[::9])), d[::9])
     assert paired_calibration(few, 0.9) == PairedCalibration((), (paired_quantile(few, 0.9),))
-    # every pair of one true difference: one band
+    # every pair alike and of one true difference: one band
     same = paired_calibration(pairs_table(errors, np.zeros(99), np.full(99, 3.0)), 0.9)
-    assert same.quantiles == (pytest.approx(0.45),)
+    assert same.quantiles == (pytest.approx(0.0045),)
+
+
+def test_per_band_of_differing_the_paired_interval_covers_where_one_quantile_for_all_does_not():
+    # a method whose error is relatively larger on close pairs than sqrt(d + 1) says, on a board too
+    # small for bands of the truth: the global quantile under-covers the close pairs and over-covers
+    # the far ones; per band of differing both hold
+    rng = np.random.default_rng(7)
+    d = rng.integers(0, 40, 6_000).astype(float)
+    scale = np.where(d < 10, 0.03, 0.01) * np.sqrt(d + 1)
+    err = rng.normal(0, 1, 6_000) * scale
+    cal_pairs, new = pairs_table(err[:3_000], np.zeros(3_000), d[:3_000]), slice(3_000, None)
+    band_cal = paired_calibration(cal_pairs, 0.9)
+    one = PairedCalibration((), (paired_quantile(cal_pairs, 0.9),))
+    close = d[new] < 10
+
+    def cover(cal, m):  # the true differences are 0
+        return float(np.array([lo <= 0 <= hi for lo, hi in map(cal.interval, err[new], d[new])])[m].mean())
+
+    assert band_cal.by == "differing"
+    assert cover(one, close) < 0.8 and cover(one, ~close) > 0.97
+    assert 0.87 <= cover(band_cal, close) <= 0.93 and 0.87 <= cover(band_cal, ~close) <= 0.93
 
 
 def test_the_paired_interval_is_the_hull_of_the_differences_each_band_admits():
