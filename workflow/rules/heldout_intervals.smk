@@ -5,7 +5,7 @@
 from benchcast.studies.heldout_intervals.jobs import (  # noqa: E402
     CLI_SECONDS as HI_CLI_SECONDS, FIT as HI_FIT, HELDOUT as HI_HELDOUT,
     HELDOUT_TIMING as HI_HELDOUT_TIMING, HELDOUT_PAIRS as HI_HELDOUT_PAIRS,
-    HELDOUT_CALIBRATION_PAIRS as HI_HELDOUT_CALIBRATION_PAIRS,
+    HELDOUT_CALIBRATION_PAIRS as HI_HELDOUT_CALIBRATION_PAIRS, HELDOUT_CALIBRATION as HI_HELDOUT_CALIBRATION,
 )
 
 HI_STUDY = load_study("heldout_intervals")
@@ -65,6 +65,7 @@ rule hi_test:
         timing=HI_HELDOUT_TIMING,
         pairs=HI_HELDOUT_PAIRS,
         calibration_pairs=HI_HELDOUT_CALIBRATION_PAIRS,
+        calibration=HI_HELDOUT_CALIBRATION,
     wildcard_constraints:
         dataset=names_regex(HI["datasets"]),
         method=names_regex(HI_JOBS.methods),

@@ -97,10 +97,11 @@ def test_the_held_out_pairs_are_every_pair_of_a_fold_and_change_no_held_out_row(
     board = load_leaderboard(str(write_matrix(tmp_path / "all.csv", scores)))
     quiet = {"log": lambda s: None}
     alone = heldout(board, "random_sampling", None, 30, 0, 4, 4, 0.9, **quiet)
-    pairs, calibration = [], []
+    pairs, calibration, rows_of_fits = [], [], []
     rows = heldout(
-        board, "random_sampling", None, 30, 0, 4, 4, 0.9, pairs_out=pairs, calibration_pairs_out=calibration, **quiet
-    )
+        board, "random_sampling", None, 30, 0, 4, 4, 0.9, pairs_out=pairs, calibration_pairs_out=calibration,
+        calibration_out=rows_of_fits, **quiet,
+    )  # fmt: skip
     pd.testing.assert_frame_equal(
         rows.drop(columns=["select_seconds", "estimate_seconds", "fit_seconds"]),
         alone.drop(columns=["select_seconds", "estimate_seconds", "fit_seconds"]),
@@ -124,6 +125,13 @@ def test_the_held_out_pairs_are_every_pair_of_a_fold_and_change_no_held_out_row(
     calibration = pd.concat(calibration, ignore_index=True)
     assert sorted(calibration.heldout_fold.unique()) == [0, 1, 2, 3] and len(calibration) > 4 * 20
     pd.testing.assert_frame_equal(conformal_again(pairs, calibration, 0.9), pairs)
+    # each fold's fit's calibration rows: one per model of the other folds, their mean error the rows'
+    # calibration_mae (what auto compares)
+    rows_of_fits = pd.concat(rows_of_fits, ignore_index=True)
+    for f, fit_rows in rows_of_fits.groupby("heldout_fold"):
+        assert set(fit_rows.model_id) == set(rows.model_id[rows.fold != f]) and fit_rows.model_id.is_unique
+        mae = (fit_rows.estimate - fit_rows.truth).abs().mean()
+        assert mae == rows.calibration_mae[rows.fold == f].iloc[0]
     one_band = conformal_again(
         pairs, calibration, 0.9, lambda c, level: PairedCalibration((), (paired_quantile(c, level),))
     )

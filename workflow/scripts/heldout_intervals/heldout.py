@@ -13,15 +13,16 @@ log = job_logger(snakemake)
 w, p = snakemake.wildcards, snakemake.params
 board = load_leaderboard(w.dataset, Path(snakemake.input.models).parents[2])
 families = family_keys(pd.read_parquet(snakemake.input.models), board.matrix.model_ids)
-pairs, calibration = [], []
+pairs, calibration_pairs, calibration = [], [], []
 with threadpool_limits(1):
     rows = heldout(
         board, w.method, p.method_params, int(w.budget), p.seed, p.folds, p.heldout_folds, p.level, log,
-        pairs_out=pairs, families=families, calibration_pairs_out=calibration,
+        pairs_out=pairs, families=families, calibration_pairs_out=calibration_pairs, calibration_out=calibration,
     )  # fmt: skip
 pairs = pd.DataFrame(pairs, columns=PAIR_COLUMNS)
 write_parquet_atomic(pairs, snakemake.output.pairs)
-write_parquet_atomic(pd.concat(calibration, ignore_index=True), snakemake.output.calibration_pairs)
+write_parquet_atomic(pd.concat(calibration_pairs, ignore_index=True), snakemake.output.calibration_pairs)
+write_parquet_atomic(pd.concat(calibration, ignore_index=True), snakemake.output.calibration)
 write_parquet_atomic(rows.drop(columns=list(TIMING_COLUMNS)), snakemake.output.rows)
 write_parquet_atomic(rows[["model_id", *TIMING_COLUMNS]], snakemake.output.timing)
 log(f"held out: {summarise(rows)}")

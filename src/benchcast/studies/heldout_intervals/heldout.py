@@ -124,6 +124,7 @@ def heldout(
     pairs_out: list | None = None,
     families=None,
     calibration_pairs_out: list | None = None,
+    calibration_out: list | None = None,
 ) -> pd.DataFrame:
     """One row per model of ``board``: its estimate, interval and truth when held out (module doc),
     and ``calibration_mae``, the mean absolute error over the calibration rows of the fit it was
@@ -134,7 +135,9 @@ def heldout(
     or None (:func:`deal_folds`). With ``calibration_pairs_out`` (a list), each held-out fold's fit's
     calibration pairs (what its paired intervals were calibrated on) are appended to it, a frame with
     ``heldout_fold``, so that another calibration can be tried on the same pairs
-    (:func:`benchcast.studies.heldout_intervals.pairs.conformal_again`)."""
+    (:func:`benchcast.studies.heldout_intervals.pairs.conformal_again`). With ``calibration_out``, each
+    held-out fold's fit's calibration rows (``model_id, fold, estimate, truth`` and ``heldout_fold``):
+    the cross-validation ``auto`` chooses by, model by model."""
     scores, ids = board.matrix.scores, board.matrix.model_ids
     n_models = len(ids)
     outer = min(int(outer_folds), n_models)
@@ -173,6 +176,8 @@ def heldout(
                 pairs_out += fold_pairs(f, fit, level, members, board.matrix.item_ids)
             if calibration_pairs_out is not None:
                 calibration_pairs_out.append(fit.pairs.assign(heldout_fold=f))
+            if calibration_out is not None:
+                calibration_out.append(fit.calibration.assign(heldout_fold=f))
             log(
                 f"{board.key} {method} n={budget}: held-out fold {f + 1} of {outer}, fit and calibration {fit_seconds:.1f}s"
             )

@@ -21,6 +21,8 @@ CLI_SECONDS = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.cli.
 HELDOUT_PAIRS = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.pairs.parquet"
 #: each held-out fold's fit's calibration pairs (``heldout_fold``): what the pairs' intervals were calibrated on
 HELDOUT_CALIBRATION_PAIRS = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.calibration_pairs.parquet"
+#: each held-out fold's fit's calibration rows (``heldout_fold``): the cross-validation ``auto`` chooses by
+HELDOUT_CALIBRATION = "results/runs/heldout_intervals/{dataset}/{method}/n={budget}.calibration.parquet"
 TABLES = "results/tables/heldout_intervals"
 
 
