@@ -74,6 +74,8 @@ def test_heldout_tables_and_the_command_lines_seconds(finished):
     auto = pd.read_csv(tables / "auto.csv")  # --method auto held out of its own choice
     assert auto.candidates.tolist() == ["default", "every"] and (auto.models == 40).all()
     assert (auto.auto_mae >= auto.best_mae).all() and set(auto.best_method) <= {"random_sampling", "tailoredbench"}
+    # each held-out fold's number of candidates tied with its choice (of the other one at most)
+    assert all(len(t.split(", ")) == 4 and set(t.split(", ")) <= {"0", "1"} for t in auto.tied.astype(str))
     added = pd.read_csv(tables / "auto_speed.csv")
     assert (added.first_fit_seconds_added >= 0).all() and "first_fit_seconds_added" not in auto.columns
 

@@ -94,6 +94,7 @@ rule hi_tables:
         heldout=HI_JOBS.paths(HI_HELDOUT),
         timing=HI_JOBS.paths(HI_HELDOUT_TIMING),
         pairs=HI_JOBS.paths(HI_HELDOUT_PAIRS),
+        calibration=HI_JOBS.paths(HI_HELDOUT_CALIBRATION),
         cli=HI_JOBS.paths(HI_CLI_SECONDS),
     output:
         **{name: report(path, caption="../report/heldout_intervals/tables.rst", category="New-model tools")

@@ -7,6 +7,15 @@ model's fold, the model answering alone as a new model does. The choice compares
 mean absolute error over those rows (lowest wins; equal errors go to the earlier candidate), so it is
 measured once, stored with the fits, and the same on every later call. Building the candidates' fits
 is the cost of the first call (each is then a stored fit that ``select`` and ``estimate`` reuse).
+
+How sure the choice is: every candidate's errors are over the same models, so each candidate's
+excess over the chosen one is a paired mean with a standard error (the spread of the model-by-model
+differences over the square root of their number). Candidates within one standard error of the
+chosen are *tied* with it: the cross-validation cannot tell them apart on this leaderboard (the
+one-standard-error idea, Hastie, Tibshirani & Friedman 2009, section 7.10). The choice stays the
+lowest error; the command names the ties, so a user knows when another candidate would serve as
+well. In the held-out test (docs/studies/heldout_intervals.md) HELM's GSM8K (83 models) had 5-12
+candidates tied at each fold and ``auto``'s pick moved between them from fold to fold.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from benchcast.errors import ConfigError
@@ -41,10 +51,17 @@ CANDIDATES = (
 @dataclass
 class Choice:
     method: str
-    table: pd.DataFrame  # method, mae, p90, models: the candidates' held-out errors, best first
+    #: method, mae, p90, models: the candidates' held-out errors, best first; excess, excess_se: each
+    #: one's mean paired excess over the chosen's errors and its standard error; tied: excess <= excess_se
+    table: pd.DataFrame
+
+    @property
+    def tied(self) -> list[str]:
+        """The candidates the cross-validation cannot tell from the chosen one (module docstring)."""
+        return list(self.table.method[1:][self.table.tied[1:]])
 
     def reason(self, budget: int) -> str:
-        """The choice in words, with the runner-up's error."""
+        """The choice in words, with the runner-up's error and the candidates tied with it."""
         best = self.table.iloc[0]
         text = (
             f"--method auto: {self.method} has the lowest held-out error at n={budget} on this leaderboard "
@@ -53,8 +70,37 @@ class Choice:
         )
         if len(self.table) > 1:
             second = self.table.iloc[1]
-            text += f"; runner-up {second.method}: {100 * second.mae:.2f} points"
+            text += (
+                f"; runner-up {second.method}: {100 * second.mae:.2f} points "
+                f"(+{100 * second.excess:.2f} +- {100 * second.excess_se:.2f}, paired over the models)"
+            )
+            tied = self.tied
+            text += (
+                f"; {len(tied)} within one standard error of it, which this leaderboard cannot tell apart: "
+                f"{', '.join(tied)}"
+                if tied
+                else "; no other candidate within one standard error of it"
+            )
         return text + f" (candidates: {', '.join(self.table.method)})"
+
+
+def rank(errors: dict[str, pd.Series]) -> pd.DataFrame:
+    """The candidates' table (:class:`Choice`), best first, from each candidate's absolute
+    cross-validation errors by model (``errors``: name -> errors indexed by model, in candidate order;
+    equal mean errors go to the earlier candidate)."""
+    names = list(errors)
+    mae = [float(errors[n].mean()) for n in names]
+    order = sorted(range(len(names)), key=lambda i: (mae[i], i))
+    chosen = errors[names[order[0]]]
+    rows = []
+    for i in order:
+        e = errors[names[i]]
+        excess = (e - chosen.reindex(e.index)).to_numpy(float)
+        se = float(np.std(excess, ddof=1) / np.sqrt(len(excess))) if len(excess) > 1 else float("nan")
+        rows.append((names[i], mae[i], float(e.quantile(0.9)), len(e), float(excess.mean()), se))
+    table = pd.DataFrame(rows, columns=["method", "mae", "p90", "models", "excess", "excess_se"])
+    table["tied"] = table.excess <= table.excess_se
+    return table
 
 
 def choose_method(
@@ -82,12 +128,10 @@ def choose_method(
             for name in names
             if (board.binary or REGISTRY[name].scores == UNIT) and make_method(name).min_budget() <= budget
         ]
-    rows = []
+    errors = {}
     for name in names:
         board, fit = stored_fit(board, name, budget, None, data_dir, seed, folds, log, cores)
-        error = (fit.calibration["estimate"] - fit.calibration["truth"]).abs()
-        rows.append((name, float(error.mean()), float(error.quantile(0.9)), len(error)))
-    table = pd.DataFrame(rows, columns=["method", "mae", "p90", "models"])
-    order = sorted(range(len(table)), key=lambda i: (table.mae[i], i))  # equal errors: the earlier candidate
-    table = table.iloc[order].reset_index(drop=True)
+        calibration = fit.calibration
+        errors[name] = (calibration["estimate"] - calibration["truth"]).abs().set_axis(calibration["model_id"])
+    table = rank(errors)
     return Choice(str(table.method[0]), table)

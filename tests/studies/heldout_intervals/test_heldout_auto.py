@@ -10,7 +10,7 @@ import pytest
 
 from benchcast.new_model.auto import choose_method
 from benchcast.new_model.leaderboard import load_leaderboard
-from benchcast.studies.heldout_intervals.auto import auto_rows, auto_table
+from benchcast.studies.heldout_intervals.auto import auto_rows, auto_table, fold_ties
 from benchcast.studies.heldout_intervals.heldout import _without, deal_folds, fold_seed, heldout
 from benchcast.studies.heldout_intervals.pairs import family_keys, fold_pairs, paired_table
 
@@ -114,16 +114,25 @@ def test_auto_in_the_heldout_test_chooses_what_choose_method_chooses_for_that_us
     board = load_leaderboard(str(tmp_path / "board.csv"))
     quiet = {"log": lambda s: None}
     candidates = ["random_sampling", "aipw", "random_sampling_learn"]
-    frames = {m: heldout(board, m, None, 20, 0, 3, 2, 0.9, **quiet) for m in candidates}
+    calibrations = {m: [] for m in candidates}
+    frames = {
+        m: heldout(board, m, None, 20, 0, 3, 2, 0.9, calibration_out=calibrations[m], **quiet) for m in candidates
+    }
+    calibrations = {m: pd.concat(c, ignore_index=True) for m, c in calibrations.items()}
     rows = auto_rows(frames, candidates)
+    ties = fold_ties(calibrations, candidates)
     fold_of = deal_folds(40, 2, 0)
     for f in range(2):
         user = _without(board, np.flatnonzero(fold_of != f), f)
         choice = choose_method(user, 20, candidates, tmp_path / f"user{f}", fold_seed(0, f), 3, **quiet)
         assert rows[rows.fold == f].method.iloc[0] == choice.method
+        assert ties[f] == choice.tied  # the ties the table counts are those the user is told
         mae = dict(zip(choice.table.method, choice.table.mae))
         for m in candidates:
             assert frames[m][frames[m].fold == f].calibration_mae.iloc[0] == pytest.approx(mae[m], abs=1e-12)
+    cells = [("d", m, 20) for m in candidates]
+    table = auto_table(cells, list(frames.values()), calibrations=list(calibrations.values()))
+    assert table.tied.tolist() == [", ".join(str(len(ties[f])) for f in range(2))] * 2
 
 
 def test_the_ratio_to_the_best_has_a_bootstrap_interval_that_chooses_the_best_again():

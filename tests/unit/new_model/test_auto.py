@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchcast.new_model.auto import choose_method
+from benchcast.new_model.auto import Choice, choose_method, rank
 from benchcast.new_model.leaderboard import load_leaderboard
 
 FAST = ["random_sampling", "aipw", "random_sampling_learn"]
@@ -42,6 +42,14 @@ def test_the_lowest_held_out_error_wins_and_the_choice_is_stored(lab):
     assert choice.table.mae.tolist() == pytest.approx(sorted(errors.values()))
     assert (choice.table.models == len(board.matrix.model_ids)).all()
     assert "runner-up" in choice.reason(20) and choice.table.method[1] in choice.reason(20)
+    # each candidate's excess over the chosen, paired over the models, and whether it is tied
+    runner = choice.table.iloc[1]
+    cal = {n: pd.read_parquet(next((lab / "res" / "models").glob(f"*/{n}/n=20")) / "calibration.parquet") for n in FAST}
+    diff = [(cal[n].set_index("model_id").pipe(lambda c: (c.estimate - c.truth).abs())) for n in (runner.method, best)]
+    excess = (diff[0] - diff[1].reindex(diff[0].index)).to_numpy()
+    assert runner.excess == pytest.approx(excess.mean()) and runner.excess > 0
+    assert runner.excess_se == pytest.approx(excess.std(ddof=1) / np.sqrt(len(excess)))
+    assert choice.tied == [m for m, t in zip(choice.table.method[1:], choice.table.tied[1:]) if t]
     # the second call reads the stored fits: nothing is built, the same choice
     again = []
     assert choose_method(str(lab / "board.csv"), 20, FAST, lab / "res", log=again.append).method == best
@@ -87,3 +95,35 @@ def test_auto_misuse_is_refused_in_one_line(lab, tmp_path, argv, says):
     done = benchcast(tmp_path, *argv, "--data-dir", "res")
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and says in done.stderr, done.stderr
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_rank_known_answer_paired_excess_and_ties():
+    models = ["a", "b", "c", "d"]
+    errors = {
+        "first": pd.Series([0.10, 0.18, 0.30, 0.42], index=models),  # mean 0.25
+        "close": pd.Series([0.12, 0.18, 0.36, 0.38], index=models[::-1]).reindex(models[::-1]),  # mean 0.26
+        "far": pd.Series([0.20, 0.30, 0.40, 0.50], index=models),  # mean 0.35, +0.10 on every model
+        "best": pd.Series([0.09, 0.21, 0.28, 0.38], index=models),  # mean 0.24
+    }
+    table = rank(errors)
+    assert table.method.tolist() == ["best", "first", "close", "far"]
+    assert table.mae.tolist() == pytest.approx([0.24, 0.25, 0.26, 0.35])
+    # paired over the models by name: "close" lists them in reverse
+    close = errors["close"].reindex(models).to_numpy() - errors["best"].to_numpy()
+    row = table.set_index("method").loc["close"]
+    assert row.excess == pytest.approx(close.mean())
+    assert row.excess_se == pytest.approx(np.std(close, ddof=1) / 2)
+    # "far" is worse by 0.11 +- 0.0071: not tied; "first" by 0.01 +- 0.0147: tied; the chosen ties itself
+    far = table.set_index("method").loc["far"]
+    assert far.excess == pytest.approx(0.11) and far.excess_se == pytest.approx(0.02**0.5 / 20) and not far.tied
+    first = table.set_index("method").loc["first"]
+    assert first.excess == pytest.approx(0.01) and first.excess_se == pytest.approx(0.0026**0.5 / 3**0.5 / 2)
+    assert table.set_index("method").loc["first"].tied and table.tied[0] and table.excess[0] == 0
+    choice = Choice("best", table)
+    assert choice.tied == [m for m in ["first", "close"] if table.set_index("method").loc[m].tied]
+    said = choice.reason(50)
+    assert "runner-up first: 25.00 points (+1.00 +- " in said and "which this leaderboard cannot tell apart" in said
+    # equal means: the earlier candidate first
+    assert rank({"x": errors["first"], "y": errors["first"].copy()}).method.tolist() == ["x", "y"]
+    alone = rank({"far": errors["far"], "best": errors["best"]})
+    assert "no other candidate within one standard error" in Choice("best", alone).reason(50)

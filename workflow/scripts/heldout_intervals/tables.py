@@ -17,7 +17,8 @@ heldout, speed = tables(p.cells, rows, [pd.read_parquet(f) for f in snakemake.in
 write_table(heldout, csv=out.heldout)
 write_table(speed, csv=out.speed)
 first_fit = {(d, m, int(n)): c["fit_seconds"] + c["calibration_seconds"] for (d, m, n), c in zip(p.cells, cli)}
-auto = auto_table(p.cells, rows, first_fit, seed=p.seed)
+calibrations = [pd.read_parquet(f) for f in snakemake.input.calibration]
+auto = auto_table(p.cells, rows, first_fit, seed=p.seed, calibrations=calibrations)
 write_table(auto.drop(columns="first_fit_seconds_added"), csv=out.auto)  # measured seconds: a file of their own
 write_table(auto[["dataset", "budget", "candidates", "first_fit_seconds_added"]], csv=out.auto_speed)
 write_table(paired_table(p.cells, [pd.read_parquet(f) for f in snakemake.input.pairs]), csv=out.paired)

@@ -13,6 +13,9 @@ beforehand can be sure to reach) and Random-Sampling's, for the default candidat
 method run as candidates. How sure the ratio to the best is: a 90% percentile bootstrap over the
 held-out models (Efron & Tibshirani 1993, ch. 13), the best single method chosen again in each
 resample, so that the interval carries the luck of the best in hindsight as well as auto's.
+With each fold's fits' calibration rows (``n=<budget>.calibration.parquet``), the table also says
+how many candidates each fold's choice was tied with (within one standard error of its
+cross-validation error, :func:`benchcast.new_model.auto.rank`): how sure ``auto`` could be there.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from benchcast.new_model.auto import CANDIDATES
+from benchcast.new_model.auto import CANDIDATES, rank
 from benchcast.seeding import rng
 
 #: bootstrap resamples of the held-out models for the interval of ``auto_over_best``
@@ -40,6 +43,22 @@ def auto_rows(frames: dict[str, pd.DataFrame], candidates: Sequence[str]) -> pd.
         best = names[int(np.argmin(errors))]  # argmin: the first of equal errors, as auto's order
         chosen.append(frames[best][frames[best].fold == fold].assign(method=best))
     return pd.concat(chosen, ignore_index=True)
+
+
+def fold_ties(calibrations: dict[str, pd.DataFrame], candidates: Sequence[str]) -> dict[int, list[str]]:
+    """Per held-out fold, the candidates tied with ``auto``'s choice there, as ``choose_method``
+    reports them to that user (``calibrations``: method -> its fits' calibration rows with
+    ``heldout_fold``)."""
+    names = [c for c in candidates if c in calibrations]
+    ties = {}
+    for fold in sorted(calibrations[names[0]].heldout_fold.unique()):
+        errors = {}
+        for name in names:
+            rows = calibrations[name][calibrations[name].heldout_fold == fold]
+            errors[name] = (rows.estimate - rows.truth).abs().set_axis(rows.model_id)
+        table = rank(errors)
+        ties[int(fold)] = list(table.method[1:][table.tied[1:]])
+    return ties
 
 
 def _errors(rows: pd.DataFrame) -> pd.Series:
@@ -66,16 +85,27 @@ def ratio_interval(
     return float(np.nanquantile(ratios, tail)), float(np.nanquantile(ratios, 1 - tail))
 
 
-def auto_table(cells, frames: list[pd.DataFrame], fit_seconds: dict | None = None, seed: int = 0) -> pd.DataFrame:
+def auto_table(
+    cells,
+    frames: list[pd.DataFrame],
+    fit_seconds: dict | None = None,
+    seed: int = 0,
+    calibrations: list[pd.DataFrame] | None = None,
+) -> pd.DataFrame:
     """Per dataset and budget and candidate list (``default``: :data:`CANDIDATES` that were run;
     ``every``: every method run): ``auto``'s held-out MAE, the methods it chose (with the number of
     folds each), the best single method and its MAE, Random-Sampling's MAE, and the ratios. With
     ``fit_seconds`` ((dataset, method, budget) -> seconds of a first fit with its calibration), the
     seconds ``auto``'s first call adds: its candidates' first fits but the chosen one's (the largest
-    over folds' choices); ``seed``: the bootstrap's (stream ``auto_bootstrap:<dataset>:<budget>:<candidates>``)."""
+    over folds' choices); ``seed``: the bootstrap's (stream ``auto_bootstrap:<dataset>:<budget>:<candidates>``);
+    with ``calibrations`` (each cell's fits' calibration rows), ``tied``: each fold's number of
+    candidates tied with its choice (:func:`fold_ties`)."""
     by_key: dict[tuple[str, int], dict[str, pd.DataFrame]] = {}
-    for (dataset, method, budget), rows in zip(cells, frames):
+    calibration_of: dict[tuple[str, int], dict[str, pd.DataFrame]] = {}
+    for i, ((dataset, method, budget), rows) in enumerate(zip(cells, frames)):
         by_key.setdefault((dataset, int(budget)), {})[method] = rows
+        if calibrations is not None:
+            calibration_of.setdefault((dataset, int(budget)), {})[method] = calibrations[i]
     out = []
     for (dataset, budget), methods in by_key.items():
         single = {m: _mae(r) for m, r in methods.items()}
@@ -109,6 +139,9 @@ def auto_table(cells, frames: list[pd.DataFrame], fit_seconds: dict | None = Non
                 "random_sampling_mae": random,
                 "auto_over_random_sampling": mae / random if random > 0 else float("nan"),
             }
+            if calibrations is not None:
+                ties = fold_ties(calibration_of[(dataset, budget)], candidates)
+                entry["tied"] = ", ".join(str(len(t)) for t in ties.values())
             if fit_seconds is not None:
                 costs = {c: fit_seconds.get((dataset, c, budget), float("nan")) for c in candidates}
                 total = sum(costs.values())
