@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
+from simdata import irt_responses
 
 from benchcast.new_model.leaderboard import load_leaderboard
 from benchcast.studies.heldout_intervals.auto import auto_table
@@ -25,10 +25,7 @@ METHODS = ("random_sampling", "random_sampling_learn")
 def run(tmp_path_factory):
     """A held-out run's files for two methods of one small board, as the hi_test job writes them."""
     root = tmp_path_factory.mktemp("heldout_run")
-    rng = np.random.default_rng(5)
-    ability, difficulty = rng.normal(size=(48, 1)), rng.normal(size=(1, 120))
-    scores = (rng.random((48, 120)) < 1 / (1 + np.exp(difficulty - ability))).astype(int)
-    board = pd.DataFrame(scores, columns=[f"q{j}" for j in range(120)])
+    board = pd.DataFrame(irt_responses(48, 120, seed=5).scores.astype(int), columns=[f"q{j}" for j in range(120)])
     board.insert(0, "model_id", [f"m{i}" for i in range(48)])
     board.to_csv(root / "board.csv", index=False)
     board = load_leaderboard(str(root / "board.csv"))
