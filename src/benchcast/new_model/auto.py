@@ -87,6 +87,12 @@ class Choice:
         return text + f" (candidates: {', '.join(self.table.method)})"
 
 
+def cv_errors(calibration: pd.DataFrame) -> pd.Series:
+    """A fit's absolute cross-validation errors by model, from its calibration rows
+    (``model_id, estimate, truth``): what ``auto`` compares."""
+    return (calibration["estimate"] - calibration["truth"]).abs().set_axis(calibration["model_id"])
+
+
 def rank(errors: dict[str, pd.Series]) -> pd.DataFrame:
     """The candidates' table (:class:`Choice`), best first, from each candidate's absolute
     cross-validation errors by model (``errors``: name -> errors indexed by model, in candidate order;
@@ -134,7 +140,6 @@ def choose_method(
     errors = {}
     for name in names:
         board, fit = stored_fit(board, name, budget, None, data_dir, seed, folds, log, cores)
-        calibration = fit.calibration
-        errors[name] = (calibration["estimate"] - calibration["truth"]).abs().set_axis(calibration["model_id"])
+        errors[name] = cv_errors(fit.calibration)
     table = rank(errors)
     return Choice(str(table.method[0]), table)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from benchcast.new_model.auto import CANDIDATES, rank
+from benchcast.new_model.auto import CANDIDATES, cv_errors, rank
 from benchcast.seeding import rng
 
 #: bootstrap resamples of the held-out models for the interval of ``auto_over_best``
@@ -52,11 +52,7 @@ def fold_ties(calibrations: dict[str, pd.DataFrame], candidates: Sequence[str]) 
     names = [c for c in candidates if c in calibrations]
     ties = {}
     for fold in sorted(calibrations[names[0]].heldout_fold.unique()):
-        errors = {}
-        for name in names:
-            rows = calibrations[name][calibrations[name].heldout_fold == fold]
-            errors[name] = (rows.estimate - rows.truth).abs().set_axis(rows.model_id)
-        table = rank(errors)
+        table = rank({n: cv_errors(calibrations[n][calibrations[n].heldout_fold == fold]) for n in names})
         ties[int(fold)] = list(table.method[1:][table.tied[1:]])
     return ties
 

@@ -37,6 +37,7 @@ import pandas as pd
 from benchcast import seeding
 from benchcast.data.item_level import ResponseMatrix
 from benchcast.new_model.api import estimate_from, next_items
+from benchcast.new_model.auto import cv_errors
 from benchcast.new_model.fits import build_fit, load_fit
 from benchcast.new_model.leaderboard import Leaderboard, checksum
 from benchcast.studies.heldout_intervals.pairs import fold_pairs
@@ -151,7 +152,7 @@ def heldout(
             build_fit(sub, method, params, budget, user_seed, folds, work, log=lambda s: None)
             fit = load_fit(sub, method, params, budget, user_seed, work, folds)  # read back, as the CLI does
             fit_seconds = time.perf_counter() - t0
-            calibration_mae = float((fit.calibration["estimate"] - fit.calibration["truth"]).abs().mean())
+            calibration_mae = float(cv_errors(fit.calibration).mean())
             members = []
             for i in np.flatnonzero(fold_of == f):
                 r = play_new_model(sub, fit, scores[i], level)
